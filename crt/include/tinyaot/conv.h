@@ -1,0 +1,37 @@
+/* CONV_2D: NHWC input, OHWI filter, per-output-channel requantisation. */
+#ifndef TINYAOT_CONV_H_
+#define TINYAOT_CONV_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct tinyaot_conv_dims {
+	int32_t batches;
+	int32_t in_h, in_w, in_c;
+	int32_t out_h, out_w, out_c;
+	int32_t k_h, k_w;
+	int32_t stride_h, stride_w;
+	int32_t pad_h, pad_w;
+};
+
+struct tinyaot_conv_s8_params {
+	struct tinyaot_conv_dims d;
+	int32_t input_offset; /* minus the input zero point */
+	int32_t output_offset;
+	int32_t act_min, act_max;
+	const int32_t *multiplier; /* one per output channel */
+	const int32_t *shift;
+};
+
+struct tinyaot_conv_f32_params {
+	struct tinyaot_conv_dims d;
+	float act_min, act_max;
+};
+
+void tinyaot_conv_s8(const struct tinyaot_conv_s8_params *p, const int8_t *input,
+		     const int8_t *filter, const int32_t *bias, int8_t *output);
+
+void tinyaot_conv_f32(const struct tinyaot_conv_f32_params *p, const float *input,
+		      const float *filter, const float *bias, float *output);
+
+#endif /* TINYAOT_CONV_H_ */

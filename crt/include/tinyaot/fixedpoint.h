@@ -1,0 +1,63 @@
+/*
+ * Integer arithmetic of TFLite's reference kernels (gemmlowp semantics), shared by
+ * every int8 kernel. Bit-exactness with TFLite Micro depends on every rounding
+ * step here matching theirs.
+ */
+#ifndef TINYAOT_FIXEDPOINT_H_
+#define TINYAOT_FIXEDPOINT_H_
+
+#include <stdint.h>
+
+static inline int32_t tinyaot_min_i32(int32_t a, int32_t b)
+{
+	return a < b ? a : b;
+}
+
+static inline int32_t tinyaot_max_i32(int32_t a, int32_t b)
+{
+	return a > b ? a : b;
+}
+
+static inline int32_t tinyaot_clamp_i32(int32_t x, int32_t lo, int32_t hi)
+{
+	return x < lo ? lo : (x > hi ? hi : x);
+}
+
+/* gemmlowp SaturatingRoundingDoublingHighMul. gemmlowp divides by 2^31 rounding
+ * toward zero; shifting the magnitude gives the same result without pulling in a
+ * 64-bit division routine on cores that have none.
+ */
+static inline int32_t tinyaot_srdhm(int32_t a, int32_t b)
+{
+	if (a == INT32_MIN && b == INT32_MIN) {
+		return INT32_MAX;
+	}
+	const int64_t ab = (int64_t)a * (int64_t)b;
+	const int64_t v = ab + (ab >= 0 ? (1 << 30) : (1 - (1 << 30)));
+
+	return (int32_t)(v >= 0 ? (v >> 31) : -((-v) >> 31));
+}
+
+/* gemmlowp RoundingDivideByPOT: round half away from zero. */
+static inline int32_t tinyaot_rdbpot(int32_t x, int32_t exponent)
+{
+	const int32_t mask = (int32_t)(((int64_t)1 << exponent) - 1);
+	const int32_t remainder = x & mask;
+	const int32_t threshold = (mask >> 1) + (x < 0 ? 1 : 0);
+
+	return (x >> exponent) + (remainder > threshold ? 1 : 0);
+}
+
+/* tflite::MultiplyByQuantizedMultiplier (double rounding, as TFLM builds it). The
+ * left shift goes through uint32_t so that an overflow wraps as on the interpreter
+ * instead of being undefined.
+ */
+static inline int32_t tinyaot_mbqm(int32_t x, int32_t multiplier, int32_t shift)
+{
+	const int32_t left = shift > 0 ? shift : 0;
+	const int32_t right = shift > 0 ? 0 : -shift;
+
+	return tinyaot_rdbpot(tinyaot_srdhm((int32_t)((uint32_t)x << left), multiplier), right);
+}
+
+#endif /* TINYAOT_FIXEDPOINT_H_ */

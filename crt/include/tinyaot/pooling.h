@@ -1,0 +1,49 @@
+/* AVERAGE_POOL_2D and MAX_POOL_2D over NHWC tensors. */
+#ifndef TINYAOT_POOLING_H_
+#define TINYAOT_POOLING_H_
+
+#include <stdint.h>
+
+struct tinyaot_pool_dims {
+	int32_t batches;
+	int32_t in_h, in_w;
+	int32_t channels;
+	int32_t out_h, out_w;
+	int32_t k_h, k_w;
+	int32_t stride_h, stride_w;
+	int32_t pad_h, pad_w;
+};
+
+struct tinyaot_pool_s8_params {
+	struct tinyaot_pool_dims d;
+	int32_t act_min, act_max;
+};
+
+struct tinyaot_pool_f32_params {
+	struct tinyaot_pool_dims d;
+	float act_min, act_max;
+};
+
+void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
+			 int8_t *output);
+void tinyaot_avg_pool_f32(const struct tinyaot_pool_f32_params *p, const float *input,
+			  float *output);
+void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
+			 int8_t *output);
+void tinyaot_max_pool_f32(const struct tinyaot_pool_f32_params *p, const float *input,
+			  float *output);
+
+/* The part of the window that lies inside the input, as TFLite clips it. */
+static inline void tinyaot_pool_window(const struct tinyaot_pool_dims *d, int32_t oy, int32_t ox,
+				       int32_t *y0, int32_t *y1, int32_t *x0, int32_t *x1)
+{
+	const int32_t iy = oy * d->stride_h - d->pad_h;
+	const int32_t ix = ox * d->stride_w - d->pad_w;
+
+	*y0 = iy < 0 ? 0 : iy;
+	*y1 = iy + d->k_h > d->in_h ? d->in_h : iy + d->k_h;
+	*x0 = ix < 0 ? 0 : ix;
+	*x1 = ix + d->k_w > d->in_w ? d->in_w : ix + d->k_w;
+}
+
+#endif /* TINYAOT_POOLING_H_ */

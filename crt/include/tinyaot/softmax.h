@@ -1,0 +1,26 @@
+/* SOFTMAX over the last dimension. */
+#ifndef TINYAOT_SOFTMAX_H_
+#define TINYAOT_SOFTMAX_H_
+
+#include <stdint.h>
+
+struct tinyaot_softmax_s8_params {
+	int32_t rows;
+	int32_t depth;
+	int32_t input_multiplier; /* beta * input scale, as a Q31 with left shift */
+	int32_t input_left_shift;
+	int32_t diff_min; /* differences below this contribute nothing */
+};
+
+struct tinyaot_softmax_f32_params {
+	int32_t rows;
+	int32_t depth;
+	float beta;
+};
+
+void tinyaot_softmax_s8(const struct tinyaot_softmax_s8_params *p, const int8_t *input,
+			int8_t *output);
+void tinyaot_softmax_f32(const struct tinyaot_softmax_f32_params *p, const float *input,
+			 float *output);
+
+#endif /* TINYAOT_SOFTMAX_H_ */

@@ -1,0 +1,62 @@
+/*
+ * tinyaot runtime: the types shared by every generated model.
+ *
+ * Generated code includes this header; firmware includes the generated <name>.h,
+ * which includes this one.
+ */
+#ifndef TINYAOT_TINYAOT_H_
+#define TINYAOT_TINYAOT_H_
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TINYAOT_OK                   0
+#define TINYAOT_ERR_INVALID_ARGUMENT (-1)
+#define TINYAOT_ERR_MISALIGNED_ARENA (-2)
+
+/* Generated code places arenas and tables with these; every compiler tinyaot targets
+ * (gcc, clang, armclang) understands the GNU attribute syntax.
+ */
+#define TINYAOT_ALIGNED(n) __attribute__((aligned(n)))
+#define TINYAOT_SECTION(s) __attribute__((section(s)))
+
+enum tinyaot_dtype {
+	TINYAOT_DTYPE_FLOAT32 = 0,
+	TINYAOT_DTYPE_INT8 = 1,
+	TINYAOT_DTYPE_UINT8 = 2,
+	TINYAOT_DTYPE_INT16 = 3,
+	TINYAOT_DTYPE_INT32 = 4,
+};
+
+struct tinyaot_tensor_info {
+	const char *name; /* the TFLite tensor name */
+	enum tinyaot_dtype dtype;
+	int32_t ndim;
+	const int32_t *shape;
+	size_t size; /* bytes */
+	float scale; /* 0 when not quantised */
+	int32_t zero_point;
+};
+
+struct tinyaot_model_info {
+	const char *name;
+	size_t arena_size; /* bytes, inputs and outputs included */
+	size_t arena_alignment;
+	size_t weights_size; /* bytes of constant data */
+	int32_t num_inputs;
+	int32_t num_outputs;
+	const struct tinyaot_tensor_info *inputs;
+	const struct tinyaot_tensor_info *outputs;
+	int32_t num_ops;
+	uint64_t macs;
+};
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TINYAOT_TINYAOT_H_ */

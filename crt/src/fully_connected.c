@@ -1,0 +1,48 @@
+/* Reference FULLY_CONNECTED, as TFLite Micro's reference kernel rounds it. */
+#include <tinyaot/fixedpoint.h>
+#include <tinyaot/fully_connected.h>
+
+void tinyaot_fc_s8(const struct tinyaot_fc_s8_params *p, const int8_t *input, const int8_t *filter,
+		   const int32_t *bias, int8_t *output)
+{
+	for (int32_t b = 0; b < p->batches; b++) {
+		const int8_t *in = input + b * p->depth;
+
+		for (int32_t u = 0; u < p->units; u++) {
+			const int8_t *f = filter + u * p->depth;
+			int32_t acc = 0;
+
+			for (int32_t i = 0; i < p->depth; i++) {
+				acc += (f[i] + p->filter_offset) * (in[i] + p->input_offset);
+			}
+			if (bias != NULL) {
+				acc += bias[u];
+			}
+			acc = tinyaot_mbqm(acc, p->multiplier[u], p->shift[u]);
+			acc = tinyaot_clamp_i32(acc + p->output_offset, p->act_min, p->act_max);
+			*output++ = (int8_t)acc;
+		}
+	}
+}
+
+void tinyaot_fc_f32(const struct tinyaot_fc_f32_params *p, const float *input, const float *filter,
+		    const float *bias, float *output)
+{
+	for (int32_t b = 0; b < p->batches; b++) {
+		const float *in = input + b * p->depth;
+
+		for (int32_t u = 0; u < p->units; u++) {
+			const float *f = filter + u * p->depth;
+			float acc = 0.0f;
+
+			for (int32_t i = 0; i < p->depth; i++) {
+				acc += in[i] * f[i];
+			}
+			if (bias != NULL) {
+				acc += bias[u];
+			}
+			acc = acc < p->act_min ? p->act_min : acc;
+			*output++ = acc > p->act_max ? p->act_max : acc;
+		}
+	}
+}

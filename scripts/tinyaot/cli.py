@@ -1,0 +1,143 @@
+"""Command line: `python3 -m tinyaot compile|report|ops` (also `west tinyaot ...`).
+
+Bad input never shows a traceback: one `error: ...` line on stderr and exit
+status 2; a compiler bug is reported the same way with status 3.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from pathlib import Path
+
+from . import codegen, report
+from .compiler import Options, compile_model
+from .errors import CompileError
+from .ops import OPS
+
+EXIT_ERROR = 2
+EXIT_INTERNAL = 3
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str) -> None:  # type: ignore[override]
+        raise CompileError(f"{message} (see '{self.prog} --help')")
+
+
+def _options(args: argparse.Namespace) -> Options:
+    return Options(
+        name=args.name,
+        arena_alignment=args.arena_alignment,
+        arena_section=args.arena_section,
+        arena_budget=args.arena_budget,
+    )
+
+
+def write_atomically(files: dict[str, str], out_dir: Path) -> None:
+    """All files appear, or none: each is written beside its place, then renamed."""
+    created = not out_dir.exists()
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise CompileError(f"cannot create output directory '{out_dir}': {exc.strerror}") from None
+    temps: list[tuple[str, Path]] = []
+    try:
+        for fname, text in sorted(files.items()):
+            fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", dir=out_dir)
+            temps.append((fname, Path(tmp)))
+            with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+                f.write(text)
+        for fname, tmp in temps:
+            os.replace(tmp, out_dir / fname)
+    except OSError as exc:
+        for _, tmp in temps:
+            tmp.unlink(missing_ok=True)
+        if created:
+            try:
+                out_dir.rmdir()
+            except OSError:
+                pass
+        raise CompileError(f"cannot write to '{out_dir}': {exc.strerror}") from None
+
+
+def cmd_compile(args: argparse.Namespace) -> int:
+    compiled = compile_model(args.model, _options(args))
+    files = codegen.generate(compiled)
+    write_atomically(files, Path(args.output_dir))
+    if not args.quiet:
+        print(report.summary(compiled))
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    compiled = compile_model(args.model, _options(args))
+    print(report.text(compiled), end="")
+    if args.svg:
+        Path(args.svg).write_text(report.svg(compiled), encoding="utf-8")
+    return 0
+
+
+def cmd_ops(args: argparse.Namespace) -> int:
+    for name, op in OPS.items():
+        print(f"{name:<20} {','.join(op.dtypes):<16} {op.notes}".rstrip())
+    return 0
+
+
+def _model_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("model", help="the .tflite file")
+    p.add_argument("--name", default="model", help="C prefix of the generated API (default: model)")
+    p.add_argument(
+        "--arena-alignment",
+        type=int,
+        default=16,
+        metavar="BYTES",
+        help="alignment of the arena (default 16)",
+    )
+    p.add_argument(
+        "--arena-section",
+        metavar="SECTION",
+        help="linker section of the pinned arena (default: .bss)",
+    )
+    p.add_argument(
+        "--arena-budget",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="fail when the arena needs more than this (0: no limit)",
+    )
+
+
+def parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="tinyaot", description="Compile TensorFlow Lite models ahead of time to C.")
+    sub = p.add_subparsers(dest="command", required=True, parser_class=_Parser)
+    c = sub.add_parser("compile", help="generate <name>.h and <name>.c")
+    _model_args(c)
+    c.add_argument("--output-dir", required=True, metavar="DIR", help="where the files go")
+    c.add_argument("--quiet", action="store_true", help="do not print the size summary")
+    c.set_defaults(func=cmd_compile)
+    r = sub.add_parser("report", help="per-op and per-tensor memory, MACs and sizes")
+    _model_args(r)
+    r.add_argument("--svg", metavar="FILE", help="also draw the arena over time")
+    r.set_defaults(func=cmd_report)
+    o = sub.add_parser("ops", help="list the supported ops and dtypes")
+    o.set_defaults(func=cmd_ops)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = parser().parse_args(argv)
+        return int(args.func(args))
+    except CompileError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return EXIT_ERROR
+    except RecursionError:
+        print("error: the model is nested too deeply to read", file=sys.stderr)
+        return EXIT_ERROR
+    except Exception as exc:  # noqa: BLE001 - a bug must not print a traceback into a build log
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        print(f"error: internal compiler error: {type(exc).__name__}: {first}", file=sys.stderr)
+        return EXIT_INTERNAL

@@ -1,0 +1,179 @@
+"""The pipeline: frontend -> lowering -> aliasing -> schedule and memory plan.
+
+Codegen and the report read the Compiled result; nothing here writes files.
+"""
+
+from __future__ import annotations
+
+import keyword
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import frontend, planner
+from .errors import CompileError
+from .ir import Graph, Op, Tensor
+from .lowering import Alias, ConstArray, KernelCall, TensorArg
+from .ops import OPS
+
+C_KEYWORDS = frozenset(
+    "auto break case char const continue default do double else enum extern float for goto if "
+    "inline int long register restrict return short signed sizeof static struct switch typedef "
+    "union unsigned void volatile while _Bool _Complex _Imaginary".split()
+)
+NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,31}$")
+
+
+@dataclass
+class Options:
+    name: str
+    arena_alignment: int = 16
+    arena_section: str | None = None
+    arena_budget: int = 0
+
+
+@dataclass
+class Step:
+    op: Op
+    call: KernelCall
+
+
+@dataclass
+class Compiled:
+    graph: Graph
+    options: Options
+    source_name: str
+    steps: list[Step]
+    # Tensor index -> the tensor whose bytes it is (itself unless aliased).
+    root: dict[int, int]
+    plan: planner.Plan
+    macs: int = 0
+    notes: list[str] = field(default_factory=list)
+
+    def offset(self, tensor: int) -> int:
+        return self.plan.offsets[self.root[tensor]]
+
+    def weight_tensors(self) -> list[Tensor]:
+        """Constant model tensors that kernels read, in first-use order."""
+        seen: dict[int, Tensor] = {}
+        for step in self.steps:
+            for arg in step.call.args:
+                if isinstance(arg, TensorArg) and self.graph.tensors[arg.index].is_const:
+                    seen.setdefault(arg.index, self.graph.tensors[arg.index])
+        return list(seen.values())
+
+    def const_arrays(self) -> list[ConstArray]:
+        """Compile-time arrays (multipliers, tables), deduplicated, in first-use order."""
+        seen: dict[tuple[str, bytes], ConstArray] = {}
+
+        def visit(value: object) -> None:
+            if isinstance(value, ConstArray):
+                seen.setdefault(value.key(), value)
+            elif isinstance(value, dict):
+                for v in value.values():
+                    visit(v)
+
+        for step in self.steps:
+            visit(step.call.params)
+            for arg in step.call.args:
+                visit(arg)
+        return list(seen.values())
+
+    @property
+    def weights_size(self) -> int:
+        return sum(t.nbytes for t in self.weight_tensors()) + sum(
+            a.values.nbytes for a in self.const_arrays()
+        )
+
+
+def validate_name(name: str) -> None:
+    if not NAME_RE.match(name) or name in C_KEYWORDS or keyword.iskeyword(name):
+        raise CompileError(
+            f"model name '{name}' is not usable: it must be a C identifier of 1 to 32 letters, "
+            "digits and underscores, starting with a letter, and not a C keyword"
+        )
+
+
+def compile_model(path: str | Path, options: Options) -> Compiled:
+    validate_name(options.name)
+    if options.arena_alignment < 4 or options.arena_alignment & (options.arena_alignment - 1):
+        raise CompileError(f"arena alignment {options.arena_alignment} must be a power of two >= 4")
+    graph = frontend.load(path)
+    return compile_graph(graph, options, Path(path).name)
+
+
+def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
+    root = {t.index: t.index for t in graph.tensors}
+    steps: list[Step] = []
+    for op in graph.ops:
+        opdef = OPS.get(op.kind)
+        if opdef is None:
+            t = op.outputs[0]
+            raise CompileError(
+                f"{op.describe()} writing tensor {t} '{graph.tensors[t].name}' is not supported; "
+                f"supported ops: {', '.join(OPS)}"
+            )
+        lowered = opdef.lower(graph, op)
+        if isinstance(lowered, Alias):
+            _alias(graph, op, lowered, root)
+        else:
+            steps.append(Step(op, lowered))
+    for t in graph.inputs + graph.outputs:
+        if graph.tensors[t].is_const:
+            raise CompileError(
+                f"graph input or output tensor {t} '{graph.tensors[t].name}' is a constant"
+            )
+    buffers = _buffers(graph, steps, root)
+    plan = planner.plan(buffers)
+    problems = planner.check(plan)
+    if problems:
+        raise AssertionError("memory plan is inconsistent: " + "; ".join(problems))
+    compiled = Compiled(
+        graph=graph,
+        options=options,
+        source_name=source_name,
+        steps=steps,
+        root=root,
+        plan=plan,
+        macs=sum(s.call.macs for s in steps),
+    )
+    if options.arena_budget and plan.size > options.arena_budget:
+        raise CompileError(
+            f"model '{options.name}' needs an arena of {plan.size} bytes, "
+            f"over the budget of {options.arena_budget} bytes"
+        )
+    return compiled
+
+
+def _alias(graph: Graph, op: Op, alias: Alias, root: dict[int, int]) -> None:
+    out = graph.tensors[op.outputs[0]]
+    src = graph.tensors[alias.source]
+    if src.is_const:
+        # A view of a constant is a constant: fold it.
+        assert src.data is not None
+        out.data = src.data.reshape(out.shape)
+    else:
+        root[out.index] = root[src.index]
+
+
+def _buffers(graph: Graph, steps: list[Step], root: dict[int, int]) -> list[planner.Buffer]:
+    first: dict[int, int] = {}
+    last: dict[int, int] = {}
+
+    def touch(tensor: int, step: int) -> None:
+        r = root[tensor]
+        first[r] = min(first.get(r, step), step)
+        last[r] = max(last.get(r, step), step)
+
+    for t in graph.inputs:
+        touch(t, -1)
+    for i, step in enumerate(steps):
+        for arg in step.call.args:
+            if isinstance(arg, TensorArg) and not graph.tensors[arg.index].is_const:
+                touch(arg.index, i)
+    for t in graph.outputs:
+        touch(t, len(steps))
+    return [
+        planner.Buffer(key=r, size=graph.tensors[r].nbytes, start=first[r], end=last[r])
+        for r in sorted(first)
+    ]

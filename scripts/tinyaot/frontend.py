@@ -1,0 +1,254 @@
+"""Reads a .tflite flatbuffer (through the `tflite` package) into the IR.
+
+Every field the compiler will ever look at is read here, inside one guard, so a
+damaged file fails here with a clear message instead of deep inside a pass.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import tflite
+from tflite.utils import BUILTIN_OPCODE2NAME
+
+from .errors import CompileError
+from .ir import DType, Graph, Op, Quant, Tensor
+
+_TFLITE_DTYPES = {
+    tflite.TensorType.FLOAT32: DType.FLOAT32,
+    tflite.TensorType.INT8: DType.INT8,
+    tflite.TensorType.UINT8: DType.UINT8,
+    tflite.TensorType.INT16: DType.INT16,
+    tflite.TensorType.INT32: DType.INT32,
+}
+_TFLITE_DTYPE_NAMES = {
+    v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_") and isinstance(v, int)
+}
+_OPTION_CLASSES = {
+    v: k
+    for k, v in vars(tflite.BuiltinOptions).items()
+    if not k.startswith("_") and isinstance(v, int)
+}
+# Shapes beyond this many elements cannot be meant for a microcontroller, and
+# their byte counts would overflow the 32-bit size fields of the runtime.
+MAX_ELEMENTS = 1 << 28
+
+
+def load(path: str | Path) -> Graph:
+    """Parse the model at `path`; raise CompileError on anything we cannot use."""
+    try:
+        data = Path(path).read_bytes()
+    except OSError as exc:
+        raise CompileError(f"cannot read model file '{path}': {exc.strerror or exc}") from None
+    return parse(data, str(path))
+
+
+def parse(data: bytes, origin: str = "<bytes>") -> Graph:
+    if len(data) < 8 or data[4:8] != b"TFL3":
+        raise CompileError(f"'{origin}' is not a TensorFlow Lite model (no TFL3 file identifier)")
+    try:
+        return _Reader(data).graph()
+    except CompileError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - any parse failure of a damaged flatbuffer
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        raise CompileError(f"'{origin}' is a damaged or truncated model file ({detail})") from None
+
+
+class _Reader:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.model = tflite.Model.GetRootAsModel(data, 0)
+
+    def graph(self) -> Graph:
+        model = self.model
+        if model.SubgraphsLength() != 1:
+            raise CompileError(
+                f"the model has {model.SubgraphsLength()} subgraphs; "
+                "only models with exactly one subgraph are supported"
+            )
+        sg = model.Subgraphs(0)
+        num_tensors = sg.TensorsLength()
+        tensors = [self._tensor(sg.Tensors(i), i) for i in range(num_tensors)]
+
+        def tensor_list(values: np.ndarray | int, what: str) -> list[int]:
+            out = []
+            for v in (
+                np.atleast_1d(np.asarray(values)).tolist() if not isinstance(values, int) else []
+            ):
+                if not 0 <= v < num_tensors:
+                    raise CompileError(f"{what} refers to tensor {v}, which does not exist")
+                out.append(v)
+            return out
+
+        inputs = tensor_list(sg.InputsAsNumpy(), "a graph input")
+        outputs = tensor_list(sg.OutputsAsNumpy(), "a graph output")
+        if not inputs or not outputs:
+            raise CompileError("the model has no inputs or no outputs")
+        ops = []
+        for i in range(sg.OperatorsLength()):
+            ops.append(self._op(sg.Operators(i), i, num_tensors))
+        graph = Graph(tensors=tensors, ops=ops, inputs=inputs, outputs=outputs)
+        _check_order(graph)
+        return graph
+
+    def _tensor(self, t: tflite.Tensor, index: int) -> Tensor:
+        name = (t.Name() or b"").decode("utf-8", errors="replace")
+        where = f"tensor {index} '{name}'"
+        ttype = t.Type()
+        if ttype not in _TFLITE_DTYPES:
+            tname = _TFLITE_DTYPE_NAMES.get(ttype, f"type {ttype}")
+            raise CompileError(
+                f"{where} has unsupported dtype {tname}; "
+                "supported: FLOAT32, INT8, UINT8, INT16, INT32"
+            )
+        dtype = _TFLITE_DTYPES[ttype]
+        shape = tuple(int(d) for d in (t.ShapeAsNumpy() if t.ShapeLength() else []))
+        signature = [int(d) for d in t.ShapeSignatureAsNumpy()] if t.ShapeSignatureLength() else []
+        # A batch dimension left open (-1) in the signature is how converters mark
+        # "any batch"; like TFLM we take the concrete shape the file stores for it.
+        open_dims = [i for i, d in enumerate(signature) if d < 0]
+        if any(d < 0 for d in shape) or any(i > 0 for i in open_dims):
+            raise CompileError(
+                f"{where} has a dynamic or unknown shape {signature or list(shape)}; "
+                "only static shapes can be compiled"
+            )
+        if any(d == 0 for d in shape):
+            raise CompileError(f"{where} has an empty shape {list(shape)}")
+        elements = 1
+        for d in shape:
+            elements *= d
+            if elements > MAX_ELEMENTS:
+                raise CompileError(
+                    f"{where} has shape {list(shape)}, too large for a microcontroller"
+                )
+        if t.Sparsity() is not None:
+            raise CompileError(f"{where} is sparse; sparse tensors are not supported")
+        if t.IsVariable():
+            raise CompileError(f"{where} is a variable; stateful models are not supported")
+        tensor = Tensor(index=index, name=name, dtype=dtype, shape=shape)
+        tensor.quant = self._quant(t, where)
+        tensor.data = self._buffer(t.Buffer(), tensor, where)
+        return tensor
+
+    def _quant(self, t: tflite.Tensor, where: str) -> Quant | None:
+        q = t.Quantization()
+        if q is None or q.ScaleLength() == 0:
+            return None
+        if q.DetailsType() != 0:
+            raise CompileError(f"{where} uses custom quantisation details, which are not supported")
+        scales = tuple(float(s) for s in q.ScaleAsNumpy())
+        zps = (
+            tuple(int(z) for z in q.ZeroPointAsNumpy())
+            if q.ZeroPointLength()
+            else (0,) * len(scales)
+        )
+        if len(zps) != len(scales):
+            raise CompileError(f"{where} has {len(scales)} scales but {len(zps)} zero points")
+        if not all(np.isfinite(s) and s > 0 for s in scales):
+            raise CompileError(f"{where} has a quantisation scale that is not a positive number")
+        return Quant(scales=scales, zero_points=zps, axis=int(q.QuantizedDimension()))
+
+    def _buffer(self, index: int, tensor: Tensor, where: str) -> np.ndarray | None:
+        if index == 0:
+            return None
+        if not 0 <= index < self.model.BuffersLength():
+            raise CompileError(f"{where} refers to buffer {index}, which does not exist")
+        buf = self.model.Buffers(index)
+        if buf.Offset() > 1:
+            start, size = int(buf.Offset()), int(buf.Size())
+            if start + size > len(self.data):
+                raise CompileError(f"{where}: its data lies past the end of the file")
+            raw = self.data[start : start + size]
+        elif buf.DataLength() == 0:
+            return None
+        else:
+            raw = buf.DataAsNumpy().tobytes()
+        if len(raw) != tensor.nbytes:
+            raise CompileError(
+                f"{where} has {len(raw)} bytes of data but its shape {list(tensor.shape)} "
+                f"and dtype {tensor.dtype.short} need {tensor.nbytes}"
+            )
+        return np.frombuffer(raw, dtype=tensor.dtype.numpy.newbyteorder("<")).reshape(tensor.shape)
+
+    def _op(self, o: tflite.Operator, index: int, num_tensors: int) -> Op:
+        code_index = o.OpcodeIndex()
+        if not 0 <= code_index < self.model.OperatorCodesLength():
+            raise CompileError(f"op {index} uses operator code {code_index}, which does not exist")
+        oc = self.model.OperatorCodes(code_index)
+        code = max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode()))
+        if code == tflite.BuiltinOperator.CUSTOM:
+            custom = (oc.CustomCode() or b"").decode("utf-8", errors="replace")
+            raise CompileError(
+                f"op {index} is the custom op '{custom}'; custom ops are not supported"
+            )
+        kind = BUILTIN_OPCODE2NAME.get(code)
+        if kind is None:
+            raise CompileError(f"op {index} has unknown builtin operator code {code}")
+        ins: list[int | None] = []
+        for v in o.InputsAsNumpy().tolist() if o.InputsLength() else []:
+            if v == -1:
+                ins.append(None)
+            elif 0 <= v < num_tensors:
+                ins.append(v)
+            else:
+                raise CompileError(
+                    f"op {index} ({kind}) has input tensor {v}, which does not exist"
+                )
+        outs: list[int] = []
+        for v in o.OutputsAsNumpy().tolist() if o.OutputsLength() else []:
+            if not 0 <= v < num_tensors:
+                raise CompileError(
+                    f"op {index} ({kind}) has output tensor {v}, which does not exist"
+                )
+            outs.append(v)
+        if not outs:
+            raise CompileError(f"op {index} ({kind}) has no outputs")
+        return Op(index=index, kind=kind, inputs=ins, outputs=outs, options=_options(o))
+
+
+def _options(o: tflite.Operator) -> dict[str, object]:
+    """Every field of the op's builtin options table, by its schema name."""
+    cls_name = _OPTION_CLASSES.get(o.BuiltinOptionsType())
+    table = o.BuiltinOptions()
+    if not cls_name or cls_name == "NONE" or table is None:
+        return {}
+    opts = getattr(tflite, cls_name)()
+    opts.Init(table.Bytes, table.Pos)
+    values: dict[str, object] = {}
+    for attr in dir(opts):
+        if attr.startswith("_") or attr in ("Init",) or attr.startswith("GetRootAs"):
+            continue
+        if attr.endswith(("AsNumpy", "IsNone", "Length", "BufferHasIdentifier")):
+            continue
+        if hasattr(opts, attr + "AsNumpy"):
+            arr = getattr(opts, attr + "AsNumpy")()
+            values[attr] = [] if isinstance(arr, int) else [int(x) for x in arr]
+            continue
+        try:
+            values[attr] = getattr(opts, attr)()
+        except TypeError:
+            continue
+    return values
+
+
+def _check_order(graph: Graph) -> None:
+    """TFLite runs ops in file order: every input must exist before its op runs."""
+    ready = set(graph.inputs) | {t.index for t in graph.tensors if t.is_const}
+    for op in graph.ops:
+        for t in op.inputs:
+            if t is not None and t not in ready:
+                raise CompileError(
+                    f"{op.describe()} reads tensor {t} '{graph.tensors[t].name}' before any op "
+                    "writes it (a cycle or an out-of-order graph)"
+                )
+        for t in op.outputs:
+            if graph.tensors[t].is_const:
+                raise CompileError(f"{op.describe()} writes to constant tensor {t}")
+            ready.add(t)
+    for t in graph.outputs:
+        if t not in ready:
+            raise CompileError(
+                f"graph output tensor {t} '{graph.tensors[t].name}' is never written"
+            )

@@ -1,0 +1,288 @@
+"""What an op lowers to, and the helpers op files use to check what they are given.
+
+An op file in ops/ turns one IR op into either a KernelCall (a C runtime kernel
+with a constant params struct) or an Alias (its output is its input's bytes
+under another shape). Codegen and the planner read only these.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import numpy as np
+
+from . import quant
+from .errors import CompileError
+from .ir import DType, Graph, Op, Tensor
+
+
+@dataclass(frozen=True)
+class ConstArray:
+    """Constant data computed at compile time (multipliers, rearranged weights, tables)."""
+
+    ctype: str
+    values: np.ndarray
+
+    def key(self) -> tuple[str, bytes]:
+        return self.ctype, self.values.tobytes()
+
+
+@dataclass(frozen=True)
+class TensorArg:
+    """A kernel argument that is a model tensor: in the arena, or constant in flash."""
+
+    index: int
+    writable: bool = False
+
+
+ParamValue = int | float | ConstArray | TensorArg | None
+
+
+@dataclass
+class KernelCall:
+    function: str
+    header: str
+    params_type: str | None
+    params: dict[str, ParamValue]
+    args: list[TensorArg | ConstArray | None]
+    macs: int = 0
+    # Tensor indices the output may share memory with: the planner may overlap
+    # the output with these inputs when the kernel reads each input element
+    # before writing the output element at the same place.
+    inplace_inputs: tuple[int, ...] = ()
+    scratch_bytes: int = 0
+
+
+@dataclass
+class Alias:
+    """The output is a view of the input (same bytes, other shape): no code at all."""
+
+    source: int
+
+
+Lowered = KernelCall | Alias
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One builtin op: what it accepts and how it lowers. One file in ops/ each."""
+
+    name: str
+    dtypes: tuple[str, ...]
+    lower: Callable[[Graph, Op], Lowered]
+    notes: str = ""
+
+
+def op_error(graph: Graph, op: Op, message: str, tensor: int | None = None) -> CompileError:
+    where = op.describe()
+    if tensor is not None:
+        t = graph.tensors[tensor]
+        where += f", tensor {t.index} '{t.name}'"
+    return CompileError(f"{where}: {message}")
+
+
+def count_io(graph: Graph, op: Op, inputs: tuple[int, int], outputs: int = 1) -> None:
+    n = len(op.inputs)
+    if not inputs[0] <= n <= inputs[1] or len(op.outputs) != outputs:
+        raise op_error(graph, op, f"expects {inputs[0]}..{inputs[1]} inputs and {outputs} outputs")
+    for i in range(inputs[0]):
+        if op.inputs[i] is None:
+            raise op_error(graph, op, f"input {i} is missing")
+
+
+def activation_dtype(graph: Graph, op: Op, supported: tuple[str, ...]) -> DType:
+    """The op's data type (that of its first input), checked against what the op supports."""
+    t = graph.tensor(op.inputs[0])
+    out = graph.tensor(op.outputs[0])
+    if t.dtype.short not in supported:
+        raise op_error(
+            graph,
+            op,
+            f"dtype {t.dtype.short} is not supported; supported: {', '.join(supported)}",
+            t.index,
+        )
+    if out.dtype != t.dtype:
+        raise op_error(
+            graph,
+            op,
+            f"output dtype {out.dtype.short} differs from input {t.dtype.short}",
+            out.index,
+        )
+    return t.dtype
+
+
+def require_quant(graph: Graph, op: Op, tensors: list[int | None], per_tensor: bool = True) -> None:
+    for idx in tensors:
+        if idx is None:
+            continue
+        t = graph.tensors[idx]
+        if t.quant is None:
+            raise op_error(graph, op, "int8 tensor has no quantisation parameters", idx)
+        if per_tensor and t.quant.per_channel:
+            raise op_error(graph, op, "per-channel quantisation is not supported here", idx)
+
+
+def require_const(graph: Graph, op: Op, index: int | None, what: str) -> Tensor:
+    t = graph.tensor(index)
+    if not t.is_const:
+        raise op_error(graph, op, f"the {what} must be a constant tensor", t.index)
+    return t
+
+
+def require_option(
+    graph: Graph, op: Op, name: str, allowed: tuple[object, ...], label: str
+) -> None:
+    value = op.options.get(name)
+    if value not in allowed:
+        raise op_error(graph, op, f"{label} {value} is not supported (supported: {allowed})")
+
+
+def shape4(t: Tensor) -> tuple[int, int, int, int]:
+    """NHWC dims of a tensor of rank <= 4, padded on the left as TFLite does."""
+    if len(t.shape) > 4:
+        raise CompileError(
+            f"tensor {t.index} '{t.name}' has rank {len(t.shape)}; at most 4 is supported"
+        )
+    s = (1,) * (4 - len(t.shape)) + tuple(t.shape)
+    return s[0], s[1], s[2], s[3]
+
+
+PADDING_SAME, PADDING_VALID = 0, 1
+
+
+def window_padding(
+    graph: Graph, op: Op, in_hw: tuple[int, int], k_hw: tuple[int, int], out_hw: tuple[int, int]
+) -> tuple[int, int]:
+    """TFLite's ComputePaddingHeightWidth, after checking the stored output size agrees."""
+    padding = op.options.get("Padding")
+    strides = (int(op.options["StrideH"]), int(op.options["StrideW"]))
+    if padding not in (PADDING_SAME, PADDING_VALID):
+        raise op_error(graph, op, f"padding type {padding} is not supported (SAME or VALID)")
+    if min(strides) < 1:
+        raise op_error(graph, op, f"stride {strides} must be at least 1")
+    pads = []
+    for axis, name in enumerate(("height", "width")):
+        size, k, stride, out = in_hw[axis], k_hw[axis], strides[axis], out_hw[axis]
+        if padding == PADDING_SAME:
+            expected = (size + stride - 1) // stride
+        else:
+            expected = (size - k + stride) // stride
+        if expected != out or k < 1:
+            raise op_error(
+                graph,
+                op,
+                f"output {name} {out} does not match input {size}, window {k}, stride {stride}",
+            )
+        pads.append(max(((out - 1) * stride + k - size) // 2, 0))
+    return pads[0], pads[1]
+
+
+def require_no_dilation(graph: Graph, op: Op) -> None:
+    dil = (op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1))
+    if dil != (1, 1):
+        raise op_error(graph, op, f"dilation {dil[0]}x{dil[1]} is not supported (only 1x1)")
+
+
+def int32_array(values: list[int]) -> ConstArray:
+    return ConstArray("int32_t", np.asarray(values, dtype=np.int32))
+
+
+def bias_arg(
+    graph: Graph, op: Op, index: int | None, channels: int, dtype: DType
+) -> TensorArg | None:
+    """The optional bias: int32 for int8 ops, float for float ops, one per channel."""
+    if index is None:
+        return None
+    t = require_const(graph, op, index, "bias")
+    want = DType.INT32 if dtype == DType.INT8 else DType.FLOAT32
+    if t.dtype != want or t.num_elements != channels:
+        raise op_error(
+            graph, op, f"bias must be {channels} values of {want.short}, got {t.dtype.short}", index
+        )
+    return TensorArg(index)
+
+
+def broadcast_params(graph: Graph, op: Op, a: Tensor, b: Tensor, out: Tensor) -> dict[str, object]:
+    """Output dims and per-input strides (0 where broadcast) for struct tinyaot_broadcast."""
+    shape = shape4(out)
+    strides = []
+    for t in (a, b):
+        s = shape4(t)
+        st = [0, 0, 0, 0]
+        step = 1
+        for d in range(3, -1, -1):
+            if s[d] == shape[d]:
+                st[d] = step if s[d] > 1 else 0
+            elif s[d] != 1:
+                raise op_error(
+                    graph,
+                    op,
+                    f"shapes {list(a.shape)} and {list(b.shape)} do not broadcast to "
+                    f"{list(out.shape)}",
+                    t.index,
+                )
+            step *= s[d]
+        strides.append(st)
+    for d in range(4):
+        if max(shape4(a)[d], shape4(b)[d]) != shape[d]:
+            raise op_error(
+                graph, op, f"output shape {list(out.shape)} is not the broadcast shape", out.index
+            )
+    return {"shape": list(shape), "stride1": strides[0], "stride2": strides[1]}
+
+
+def pool_call(graph: Graph, op: Op, kernel: str) -> KernelCall:
+    """AVERAGE_POOL_2D and MAX_POOL_2D share everything but the kernel they call."""
+    count_io(graph, op, (1, 1))
+    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+    n, h, w, c = shape4(inp)
+    on, oh, ow, oc = shape4(out)
+    if (on, oc) != (n, c):
+        raise op_error(
+            graph, op, f"output {list(out.shape)} does not fit input {list(inp.shape)}", out.index
+        )
+    kh, kw = int(op.options["FilterHeight"]), int(op.options["FilterWidth"])
+    pad_h, pad_w = window_padding(graph, op, (h, w), (kh, kw), (oh, ow))
+    dims = {
+        "batches": n,
+        "in_h": h,
+        "in_w": w,
+        "channels": c,
+        "out_h": oh,
+        "out_w": ow,
+        "k_h": kh,
+        "k_w": kw,
+        "stride_h": int(op.options["StrideH"]),
+        "stride_w": int(op.options["StrideW"]),
+        "pad_h": pad_h,
+        "pad_w": pad_w,
+    }
+    act = int(op.options.get("FusedActivationFunction", 0))
+    args: list[TensorArg | ConstArray | None] = [
+        TensorArg(inp.index),
+        TensorArg(out.index, writable=True),
+    ]
+    if dtype == DType.FLOAT32:
+        lo, hi = quant.activation_range_float(act, op.describe())
+        return KernelCall(
+            f"tinyaot_{kernel}_f32",
+            "tinyaot/pooling.h",
+            "struct tinyaot_pool_f32_params",
+            {"d": dims, "act_min": lo, "act_max": hi},
+            args,
+        )
+    require_quant(graph, op, [inp.index, out.index])
+    if (quant.f32(inp.scale), inp.zero_point) != (quant.f32(out.scale), out.zero_point):
+        raise op_error(
+            graph, op, "int8 pooling needs the same scale and zero point in and out", out.index
+        )
+    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    return KernelCall(
+        f"tinyaot_{kernel}_s8",
+        "tinyaot/pooling.h",
+        "struct tinyaot_pool_s8_params",
+        {"d": dims, "act_min": lo, "act_max": hi},
+        args,
+    )

@@ -1,0 +1,72 @@
+"""ADD with NumPy-style broadcasting: int8 and float32."""
+
+from __future__ import annotations
+
+from .. import quant
+from ..ir import DType, Graph, Op
+from ..lowering import (
+    KernelCall,
+    OpDef,
+    TensorArg,
+    activation_dtype,
+    broadcast_params,
+    count_io,
+    require_quant,
+)
+
+LEFT_SHIFT = 20
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    count_io(graph, op, (2, 2))
+    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    a, b = graph.tensor(op.inputs[0]), graph.tensor(op.inputs[1])
+    out = graph.tensor(op.outputs[0])
+    bcast = broadcast_params(graph, op, a, b, out)
+    act = int(op.options.get("FusedActivationFunction", 0))
+    args = [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)]
+    # Without broadcasting each output element depends only on the inputs at the
+    # same index, so the output may take over either input's memory.
+    inplace = (a.index, b.index) if a.shape == b.shape == out.shape else ()
+    if dtype == DType.FLOAT32:
+        lo, hi = quant.activation_range_float(act, op.describe())
+        return KernelCall(
+            "tinyaot_add_f32",
+            "tinyaot/add.h",
+            "struct tinyaot_add_f32_params",
+            {"b": bcast, "act_min": lo, "act_max": hi},
+            args,
+            inplace_inputs=inplace,
+        )
+    require_quant(graph, op, [a.index, b.index, out.index])
+    twice_max = 2 * max(float(a.scale), float(b.scale))
+    m1, s1 = quant.quantize_multiplier(float(a.scale) / twice_max)
+    m2, s2 = quant.quantize_multiplier(float(b.scale) / twice_max)
+    mo, so = quant.quantize_multiplier(twice_max / ((1 << LEFT_SHIFT) * float(out.scale)))
+    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    params = {
+        "b": bcast,
+        "left_shift": LEFT_SHIFT,
+        "input1_offset": -a.zero_point,
+        "input1_multiplier": m1,
+        "input1_shift": s1,
+        "input2_offset": -b.zero_point,
+        "input2_multiplier": m2,
+        "input2_shift": s2,
+        "output_offset": out.zero_point,
+        "output_multiplier": mo,
+        "output_shift": so,
+        "act_min": lo,
+        "act_max": hi,
+    }
+    return KernelCall(
+        "tinyaot_add_s8",
+        "tinyaot/add.h",
+        "struct tinyaot_add_s8_params",
+        params,
+        args,
+        inplace_inputs=inplace,
+    )
+
+
+OP = OpDef("ADD", ("int8", "float32"), lower, "broadcasting up to 4-D, fused activations")

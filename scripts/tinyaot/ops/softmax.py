@@ -1,0 +1,71 @@
+"""SOFTMAX over the last dimension: int8 (output scale 1/256, zero point -128) and float32."""
+
+from __future__ import annotations
+
+import math
+
+from .. import quant
+from ..ir import DType, Graph, Op
+from ..lowering import (
+    KernelCall,
+    OpDef,
+    TensorArg,
+    activation_dtype,
+    count_io,
+    op_error,
+    require_quant,
+)
+
+SCALED_DIFF_INTEGER_BITS = 5
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    count_io(graph, op, (1, 1))
+    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+    if inp.shape != out.shape:
+        raise op_error(graph, op, "output shape differs from input shape", out.index)
+    depth = inp.shape[-1]
+    rows = inp.num_elements // depth
+    beta = float(op.options.get("Beta", 1.0))
+    args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
+    if dtype == DType.FLOAT32:
+        return KernelCall(
+            "tinyaot_softmax_f32",
+            "tinyaot/softmax.h",
+            "struct tinyaot_softmax_f32_params",
+            {"rows": rows, "depth": depth, "beta": beta},
+            args,
+        )
+    require_quant(graph, op, [inp.index, out.index])
+    if out.zero_point != -128 or quant.f32(out.scale) != 1.0 / 256:
+        raise op_error(
+            graph, op, "int8 output must have scale 1/256 and zero point -128", out.index
+        )
+    # PreprocessSoftmaxScaling and CalculateInputRadius, as TFLite prepares them.
+    real = min(beta * float(inp.scale) * (1 << (31 - SCALED_DIFF_INTEGER_BITS)), (1 << 31) - 1.0)
+    mult, left_shift = quant.quantize_multiplier(real)
+    if left_shift < 0:
+        raise op_error(
+            graph, op, f"input scale {inp.scale} is too small for the int8 softmax", inp.index
+        )
+    radius = (
+        ((1 << SCALED_DIFF_INTEGER_BITS) - 1)
+        * (1 << (31 - SCALED_DIFF_INTEGER_BITS))
+        / (1 << left_shift)
+    )
+    params = {
+        "rows": rows,
+        "depth": depth,
+        "input_multiplier": mult,
+        "input_left_shift": left_shift,
+        "diff_min": -math.floor(radius),
+    }
+    return KernelCall(
+        "tinyaot_softmax_s8", "tinyaot/softmax.h", "struct tinyaot_softmax_s8_params", params, args
+    )
+
+
+OP = OpDef(
+    "SOFTMAX", ("int8", "float32"), lower, "last axis; int8 output scale 1/256, zero point -128"
+)

@@ -1,0 +1,267 @@
+/*
+ * Bare-metal test firmware: runs one generated tinyaot model on every input set that runner.py
+ * baked into inputs.c and reports outputs, return codes, SysTick cycles and peak stack over
+ * semihosting, one line each, for runner.py to parse:
+ *
+ *   info model=<name> arena=<bytes> inputs=<n> outputs=<n> sets=<n> stack_window=<bytes>
+ *   out <set> <index> <hex bytes>
+ *   ret <set> rc=<rc> ticks=<cycles> stack=<bytes>
+ *   done
+ *
+ * Built with -DMODEL_HEADER="\"kws.h\"" -DMODEL_PREFIX=kws so one source serves every model.
+ */
+
+#include <stdint.h>
+#include <string.h>
+
+#if !defined(MODEL_HEADER) || !defined(MODEL_PREFIX)
+#error "build with -DMODEL_HEADER=\"\\\"<name>.h\\\"\" -DMODEL_PREFIX=<name>"
+#endif
+
+#include MODEL_HEADER
+
+/* Two levels so that MODEL_PREFIX is expanded before it is pasted. */
+#define HARNESS_CAT2(a, b) a##b
+#define HARNESS_CAT(a, b)  HARNESS_CAT2(a, b)
+#define MODEL(suffix)      HARNESS_CAT(MODEL_PREFIX, suffix)
+
+/*
+ * Exit statuses, decoded by runner.py; 12 (fault) comes from startup.c. Clear of 1, which is
+ * what qemu itself exits with on its own errors.
+ */
+#define EXIT_INVOKE_FAILED 10
+#define EXIT_BAD_INPUTS    11
+
+/* Defined in startup.c (no shared header, to keep the harness to its few files). */
+extern volatile uint32_t harness_systick_wraps;
+extern uint32_t _ebss;
+void harness_write(const char *text);
+void harness_write_uint(uint64_t value);
+void harness_write_int(int64_t value);
+__attribute__((noreturn)) void harness_exit(int status);
+
+/* Defined in the inputs.c that runner.py generates. */
+extern const uint32_t harness_num_sets;
+extern const uint32_t harness_num_inputs;
+extern const uint8_t *const harness_input_data[]; /* [set * harness_num_inputs + input] */
+extern const uint32_t harness_input_size[];       /* same indexing */
+
+#define SYST_CSR       (*(volatile uint32_t *)0xE000E010)
+#define SYST_RVR       (*(volatile uint32_t *)0xE000E014)
+#define SYST_CVR       (*(volatile uint32_t *)0xE000E018)
+#define SCB_ICSR       (*(volatile uint32_t *)0xE000ED04)
+#define ICSR_PENDSTSET (1u << 26)
+
+/* ENABLE | TICKINT | CLKSOURCE=core clock: icount makes the core clock an instruction count. */
+#define SYST_CSR_RUN 0x7u
+#define SYST_RELOAD  0xFFFFFFu
+#define SYST_PERIOD  (SYST_RELOAD + 1u)
+
+/*
+ * Stack painting bounds what the scan after each inference costs; a model that needs more
+ * than this reports exactly this much, a lower bound (see RunResult.stack in runner.py).
+ */
+#define STACK_PAINT  0xA5A5A5A5u
+#define STACK_WINDOW (1024u * 1024u)
+
+static void cycles_init(void)
+{
+	SYST_CSR = 0;
+	SYST_RVR = SYST_RELOAD;
+	SYST_CVR = 0;
+	harness_systick_wraps = 0;
+	SYST_CSR = SYST_CSR_RUN;
+}
+
+/*
+ * Monotonic 64-bit cycle count. Interrupts are masked while the pair (wraps, counter) is read;
+ * if the counter wrapped but the SysTick interrupt has not been taken yet, the pending bit says
+ * so and the wrap is added here, re-reading the counter so it belongs to the new period.
+ * Not inlined so that its cost is the same at both ends of a measurement and calibrates away.
+ */
+__attribute__((noinline)) static uint64_t cycles_now(void)
+{
+	uint32_t primask;
+	uint32_t wraps;
+	uint32_t count;
+
+	__asm__ volatile("mrs %0, primask\n\tcpsid i" : "=r"(primask) : : "memory");
+	wraps = harness_systick_wraps;
+	count = SYST_CVR;
+	if ((SCB_ICSR & ICSR_PENDSTSET) != 0u) {
+		wraps++;
+		count = SYST_CVR;
+	}
+	__asm__ volatile("msr primask, %0" : : "r"(primask) : "memory");
+
+	return (uint64_t)wraps * SYST_PERIOD + (SYST_RELOAD - count);
+}
+
+static uintptr_t stack_pointer(void)
+{
+	uintptr_t sp;
+
+	__asm__ volatile("mov %0, sp" : "=r"(sp));
+	return sp;
+}
+
+/* Lowest address that may be painted: the end of .bss, or the window below the stack. */
+static uint32_t *stack_floor(uintptr_t top)
+{
+	uintptr_t floor = ((uintptr_t)&_ebss + 3u) & ~(uintptr_t)3u;
+
+	if (top - floor > STACK_WINDOW) {
+		floor = top - STACK_WINDOW;
+	}
+	return (uint32_t *)floor;
+}
+
+/*
+ * Paints from the floor up to this function's own sp, all of which is free: it lies below
+ * every live frame, and the model's frames will grow down into it from just above.
+ * Not inlined so that its frame is gone again before the model runs.
+ */
+__attribute__((noinline)) static void stack_paint(uint32_t *floor)
+{
+	volatile uint32_t *word = floor;
+	volatile uint32_t *top = (volatile uint32_t *)(stack_pointer() & ~(uintptr_t)3u);
+
+	while (word < top) {
+		*word++ = STACK_PAINT;
+	}
+}
+
+static uint32_t stack_used(const uint32_t *floor, uintptr_t top)
+{
+	const volatile uint32_t *word = floor;
+
+	while ((uintptr_t)word < top && *word == STACK_PAINT) {
+		word++;
+	}
+	return (uint32_t)(top - (uintptr_t)word);
+}
+
+static void write_hex_bytes(const uint8_t *bytes, size_t size)
+{
+	static const char harness_digits[] = "0123456789abcdef";
+	/* Chunked so huge outputs need no big buffer; each flush is one semihosting call. */
+	char chunk[257];
+	size_t fill = 0;
+	size_t i;
+
+	for (i = 0; i < size; i++) {
+		chunk[fill++] = harness_digits[bytes[i] >> 4];
+		chunk[fill++] = harness_digits[bytes[i] & 0xFu];
+		if (fill == sizeof(chunk) - 1u) {
+			chunk[fill] = '\0';
+			harness_write(chunk);
+			fill = 0;
+		}
+	}
+	chunk[fill] = '\0';
+	harness_write(chunk);
+}
+
+static void write_field(const char *label, uint64_t value)
+{
+	harness_write(label);
+	harness_write_uint(value);
+}
+
+static int check_inputs(const struct tinyaot_model_info *info)
+{
+	uint32_t set;
+	int32_t i;
+
+	if ((int32_t)harness_num_inputs != info->num_inputs) {
+		write_field("error model has inputs=", (uint64_t)info->num_inputs);
+		write_field(" but inputs.c has inputs=", harness_num_inputs);
+		harness_write("\n");
+		return -1;
+	}
+	for (set = 0; set < harness_num_sets; set++) {
+		for (i = 0; i < info->num_inputs; i++) {
+			uint32_t size = harness_input_size[set * harness_num_inputs + (uint32_t)i];
+
+			if (size != info->inputs[i].size) {
+				write_field("error set ", set);
+				write_field(" input ", (uint64_t)i);
+				write_field(" size ", size);
+				write_field(" expected ", info->inputs[i].size);
+				harness_write("\n");
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+int main(void)
+{
+	const struct tinyaot_model_info *info = &MODEL(_info);
+	uintptr_t top = stack_pointer();
+	uint32_t *floor = stack_floor(top);
+	uint64_t overhead;
+	uint64_t start;
+	int failed = 0;
+	uint32_t set;
+	int32_t i;
+
+	cycles_init();
+	/* The cost of one cycles_now() call pair, subtracted so ticks cover the invoke only. */
+	start = cycles_now();
+	overhead = cycles_now() - start;
+
+	harness_write("info model=");
+	harness_write(info->name != NULL ? info->name : "?");
+	write_field(" arena=", info->arena_size);
+	write_field(" inputs=", (uint64_t)info->num_inputs);
+	write_field(" outputs=", (uint64_t)info->num_outputs);
+	write_field(" sets=", harness_num_sets);
+	write_field(" stack_window=", top - (uintptr_t)floor);
+	harness_write("\n");
+
+	if (check_inputs(info) != 0) {
+		return EXIT_BAD_INPUTS;
+	}
+
+	for (set = 0; set < harness_num_sets; set++) {
+		uint64_t ticks;
+		uint32_t stack;
+		int rc;
+
+		for (i = 0; i < info->num_inputs; i++) {
+			uint32_t index = set * harness_num_inputs + (uint32_t)i;
+
+			memcpy(MODEL(_input_ptr)(NULL, (int)i), harness_input_data[index],
+			       harness_input_size[index]);
+		}
+
+		stack_paint(floor);
+		start = cycles_now();
+		rc = MODEL(_invoke)(NULL);
+		ticks = cycles_now() - start;
+		ticks = ticks > overhead ? ticks - overhead : 0u;
+		/* Scan before printing: the printing helpers' own frames would count otherwise. */
+		stack = stack_used(floor, top);
+
+		for (i = 0; i < info->num_outputs; i++) {
+			write_field("out ", set);
+			write_field(" ", (uint64_t)i);
+			harness_write(" ");
+			write_hex_bytes(MODEL(_output_ptr)(NULL, (int)i), info->outputs[i].size);
+			harness_write("\n");
+		}
+		write_field("ret ", set);
+		harness_write(" rc=");
+		harness_write_int(rc);
+		write_field(" ticks=", ticks);
+		write_field(" stack=", stack);
+		harness_write("\n");
+		if (rc != 0) {
+			failed = 1;
+		}
+	}
+	harness_write("done\n");
+	return failed ? EXIT_INVOKE_FAILED : 0;
+}

@@ -1,0 +1,558 @@
+"""Build a tinyaot-generated model into bare-metal Cortex-M3 firmware and run it under qemu.
+
+Used by the pytest suite (bit-exact outputs on a real Cortex-M3 instruction set and ABI) and by
+the benchmark (instruction counts, flash and RAM).
+
+The firmware is main.c + startup.c from this folder, the generated model's .c files, every
+crt/src/*.c and an inputs.c written here from the caller's input bytes. It runs each input set
+once and prints results over ARM semihosting; qemu runs with -icount so that the SysTick cycle
+count main.c reports is a deterministic function of the executed instruction count (see
+TICKS_PER_INSTRUCTION).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NamedTuple
+
+HARNESS_DIR = Path(__file__).resolve().parent
+REPO_ROOT = HARNESS_DIR.parents[1]
+CRT_INCLUDE = REPO_ROOT / "crt" / "include"
+CRT_SRC = REPO_ROOT / "crt" / "src"
+
+GCC = "arm-none-eabi-gcc"
+SIZE = "arm-none-eabi-size"
+NM = "arm-none-eabi-nm"
+QEMU = "qemu-system-arm"
+
+# Board name (qemu -M value) -> linker script in this folder.
+LINKER_SCRIPTS: dict[str, str] = {
+    "lm3s6965evb": "lm3s6965evb.ld",
+    "mps2-an385": "mps2_an385.ld",
+}
+
+# SysTick ticks (core clock cycles) per executed instruction under
+# `-icount shift=7,sleep=off,align=off`: each instruction advances qemu's virtual clock by
+# 2**7 = 128 ns and SysTick (CLKSOURCE = core clock) counts the board's modelled core clock, so
+# the factor is 128 ns * f_core: 1.6 means 12.5 MHz on lm3s6965evb, 3.2 means 25 MHz on
+# mps2-an385 (SYSCLK_FRQ in qemu's hw/arm/mps2.c).
+#
+# Measured, not just derived (qemu 7.2, Debian's qemu-system-arm): a fake model whose invoke
+# runs a hand-written Thumb loop of N iterations x 4 instructions (nop; nop; subs; bne), built
+# once with input sets N = 0, 1, 2, 1000, 1e6, 2e7 and run on each board. (ticks(N) -
+# ticks(0)) / 4N came out as
+#   lm3s6965evb: 1.6005 (N=1000), 1.600000 (N=1e6), 1.600001 (N=2e7)
+#   mps2-an385:  3.2010 (N=1000), 3.200005 (N=1e6), 3.200003 (N=2e7)
+# The residue at 2e7 (66 and 243 ticks) is the SysTick wrap interrupt itself, about 5
+# instructions per 2**24-tick wrap, which a real inference pays too; ticks(0) converts to ~67
+# instructions, the fake invoke's own code. test_harness.py repeats this check on every run.
+TICKS_PER_INSTRUCTION: dict[str, float] = {
+    "lm3s6965evb": 1.6,
+    "mps2-an385": 3.2,
+}
+
+QEMU_ICOUNT = "shift=7,sleep=off,align=off"
+
+# Exit statuses of the firmware (main.c and startup.c).
+EXIT_OK = 0
+EXIT_INVOKE_FAILED = 10
+EXIT_BAD_INPUTS = 11
+EXIT_FAULT = 12
+
+_EXIT_MEANING = {
+    EXIT_INVOKE_FAILED: "an invoke returned non-zero",
+    EXIT_BAD_INPUTS: "the input sets do not match the model's inputs",
+    EXIT_FAULT: "the CPU faulted (see the 'fault' line; addr2line -e <elf> <pc>)",
+}
+
+
+class HarnessError(RuntimeError):
+    """Base of every failure the harness reports, so callers can catch them all at once."""
+
+
+class ToolMissingError(HarnessError):
+    """The cross compiler or qemu is not installed."""
+
+
+class BuildError(HarnessError):
+    """Compiling or linking failed; the message holds the command and the compiler's output."""
+
+    def __init__(self, message: str, command: Sequence[str], output: str) -> None:
+        super().__init__(f"{message}\n$ {' '.join(command)}\n{output}")
+        self.command = list(command)
+        self.output = output
+
+
+class RunError(HarnessError):
+    """qemu failed, timed out, or the firmware reported a failure; the message holds its log."""
+
+    def __init__(
+        self, message: str, command: Sequence[str], exit_status: int | None, log: str
+    ) -> None:
+        super().__init__(f"{message}\n$ {' '.join(command)}\n{log}")
+        self.command = list(command)
+        self.exit_status = exit_status
+        self.log = log
+
+
+class RunTimeoutError(RunError):
+    """qemu ran past the timeout and was killed."""
+
+
+@dataclass(frozen=True)
+class RunResult:
+    """What one firmware run reported, indexed by input set (and output index for outputs)."""
+
+    board: str
+    elf: Path
+    model: str
+    arena_size: int
+    outputs: list[list[bytes]]
+    return_codes: list[int]
+    ticks: list[int]
+    # Peak stack bytes of each invoke. Painting covers stack_window bytes at most, so a value
+    # equal to stack_window is only a lower bound.
+    stack: list[int]
+    stack_window: int
+    exit_status: int
+    log: str
+    wall_seconds: float
+
+    @property
+    def ok(self) -> bool:
+        """True when every invoke returned 0."""
+        return self.exit_status == EXIT_OK and all(rc == 0 for rc in self.return_codes)
+
+    def instructions(self) -> list[float]:
+        """Return the executed instructions per set, derived from the tick counts."""
+        return [instructions(t, self.board) for t in self.ticks]
+
+
+class Symbol(NamedTuple):
+    """One sized symbol of the ELF, as arm-none-eabi-nm reports it."""
+
+    name: str
+    kind: str  # nm's type letter: t/T code, r/R read-only data, d/D data, b/B bss
+    size: int
+
+
+def missing_tools() -> list[str]:
+    """Names of the external tools that are not on PATH, so tests can skip with a reason."""
+    return [tool for tool in (GCC, SIZE, NM, QEMU) if shutil.which(tool) is None]
+
+
+def _require_tools() -> None:
+    missing = missing_tools()
+    if missing:
+        raise ToolMissingError(f"not on PATH: {', '.join(missing)}")
+
+
+def _board(board: str) -> str:
+    """Canonical board name; accepts mps2_an385 too because that is the linker script's name."""
+    name = board.replace("_", "-")
+    if name not in LINKER_SCRIPTS:
+        raise ValueError(f"unknown board {board!r}; known: {', '.join(LINKER_SCRIPTS)}")
+    return name
+
+
+def instructions(ticks: float, board: str) -> float:
+    """Convert SysTick ticks reported by the firmware into executed instructions."""
+    return ticks / TICKS_PER_INSTRUCTION[_board(board)]
+
+
+def _c_identifier(name: str) -> str:
+    if not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name):
+        raise ValueError(f"model name {name!r} is not a C identifier")
+    return name
+
+
+def write_inputs_c(path: Path, inputs: Sequence[Sequence[bytes]]) -> None:
+    """Write the inputs.c that main.c reads: one const byte array per set and input.
+
+    The arrays are const so they stay in flash and leave RAM to the model.
+    """
+    num_inputs = len(inputs[0]) if inputs else 0
+    for index, input_set in enumerate(inputs):
+        if len(input_set) != num_inputs:
+            raise ValueError(
+                f"input set {index} has {len(input_set)} inputs, set 0 has {num_inputs}"
+            )
+    lines = [
+        "/* Generated by tests/cortex_m3/runner.py: input sets for main.c. */",
+        "#include <stddef.h>",
+        "#include <stdint.h>",
+        "",
+        f"const uint32_t harness_num_sets = {len(inputs)}u;",
+        f"const uint32_t harness_num_inputs = {num_inputs}u;",
+        "",
+    ]
+    names: list[str] = []
+    sizes: list[str] = []
+    for set_index, input_set in enumerate(inputs):
+        for input_index, raw in enumerate(input_set):
+            data = bytes(raw)
+            name = f"harness_in_{set_index}_{input_index}"
+            names.append(name)
+            sizes.append(f"{len(data)}u")
+            # C99 has no zero-length arrays; one padding byte keeps an empty input legal.
+            body = data or b"\0"
+            rows = [
+                "\t" + ", ".join(f"0x{b:02x}" for b in body[i : i + 16]) + ","
+                for i in range(0, len(body), 16)
+            ]
+            lines += [f"static const uint8_t {name}[{len(body)}] = {{", *rows, "};", ""]
+    # Again no zero-length arrays: a model without inputs, or no sets, gets one unused entry.
+    lines += [
+        "const uint8_t *const harness_input_data[] = {",
+        *(f"\t{name}," for name in names or ["NULL"]),
+        "};",
+        "",
+        "const uint32_t harness_input_size[] = {",
+        *(f"\t{size}," for size in sizes or ["0u"]),
+        "};",
+        "",
+    ]
+    path.write_text("\n".join(lines))
+
+
+def _compile_flags(model_dir: Path, name: str, opt: str, extra_cflags: Sequence[str]) -> list[str]:
+    return [
+        "-mcpu=cortex-m3",
+        "-mthumb",
+        opt,
+        "-std=c99",
+        "-Wall",
+        "-Wextra",
+        "-Werror",
+        "-ffunction-sections",
+        "-fdata-sections",
+        # Debug info costs no flash and lets addr2line resolve a fault's pc.
+        "-g",
+        "-I",
+        str(model_dir),
+        "-I",
+        str(CRT_INCLUDE),
+        f'-DMODEL_HEADER="{name}.h"',
+        f"-DMODEL_PREFIX={name}",
+        *extra_cflags,
+    ]
+
+
+def _run_tool(command: Sequence[str], what: str) -> None:
+    proc = subprocess.run(
+        command, check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    if proc.returncode != 0:
+        raise BuildError(
+            f"{what} failed (exit {proc.returncode})", command, proc.stdout + proc.stderr
+        )
+
+
+def build(
+    model_dir: Path,
+    name: str,
+    inputs: Sequence[Sequence[bytes]],
+    board: str = "lm3s6965evb",
+    opt: str = "-Os",
+    workdir: Path | None = None,
+    *,
+    crt_sources: Sequence[Path] | None = None,
+    extra_cflags: Sequence[str] = (),
+    extra_ldflags: Sequence[str] = (),
+    jobs: int | None = None,
+) -> Path:
+    """Compile and link the firmware for model `name` generated into `model_dir`.
+
+    inputs[set][i] are the bytes of input i for that set, in the model's input order.
+    workdir receives inputs.c, the objects, <name>.elf and <name>.map; None makes a fresh
+    temporary directory (left for the caller to inspect or delete). crt_sources defaults to
+    every crt/src/*.c; pass [] to build a model that needs no runtime kernels. Files are
+    compiled in parallel (jobs, default one per CPU) and any failure raises BuildError.
+    """
+    _require_tools()
+    board = _board(board)
+    name = _c_identifier(name)
+    model_dir = Path(model_dir).resolve()
+    if not (model_dir / f"{name}.h").is_file():
+        raise BuildError(f"no {name}.h in {model_dir}", [], "")
+    if workdir is None:
+        workdir = Path(tempfile.mkdtemp(prefix=f"tinyaot-m3-{name}-"))
+    workdir = Path(workdir).resolve()
+    objdir = workdir / "obj"
+    objdir.mkdir(parents=True, exist_ok=True)
+
+    inputs_c = workdir / "inputs.c"
+    write_inputs_c(inputs_c, inputs)
+    crt = sorted(CRT_SRC.glob("*.c")) if crt_sources is None else [Path(p) for p in crt_sources]
+    # Prefixed object names: the model, the runtime and the harness may share file names.
+    sources = [
+        *((p, f"model_{p.stem}") for p in sorted(model_dir.glob("*.c"))),
+        *((p, f"crt_{p.stem}") for p in crt),
+        (HARNESS_DIR / "main.c", "harness_main"),
+        (HARNESS_DIR / "startup.c", "harness_startup"),
+        (inputs_c, "harness_inputs"),
+    ]
+    cflags = _compile_flags(model_dir, name, opt, extra_cflags)
+    commands = [
+        [GCC, *cflags, "-c", str(src), "-o", str(objdir / f"{stem}.o")] for src, stem in sources
+    ]
+    with ThreadPoolExecutor(max_workers=jobs or os.cpu_count() or 1) as pool:
+        procs = list(
+            pool.map(
+                lambda cmd: subprocess.run(
+                    cmd, check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL
+                ),
+                commands,
+            )
+        )
+    failures = [(cmd, p) for cmd, p in zip(commands, procs, strict=True) if p.returncode != 0]
+    if failures:
+        cmd, _ = failures[0]
+        output = "\n".join(f"--- {c[-3]}\n{p.stdout}{p.stderr}" for c, p in failures)
+        raise BuildError(f"compiling failed for {len(failures)} file(s)", cmd, output)
+
+    elf = workdir / f"{name}.elf"
+    link = [
+        GCC,
+        "-mcpu=cortex-m3",
+        "-mthumb",
+        opt,
+        # startup.c is the whole C runtime start-up; newlib only supplies memcpy and friends,
+        # and nosys stubs its system calls (semihosting is done directly by startup.c).
+        "-nostartfiles",
+        "--specs=nano.specs",
+        "--specs=nosys.specs",
+        "-Wl,--gc-sections",
+        f"-Wl,-Map={workdir / f'{name}.map'}",
+        "-T",
+        str(HARNESS_DIR / LINKER_SCRIPTS[board]),
+        *(str(objdir / f"{stem}.o") for _, stem in sources),
+        "-lm",
+        *extra_ldflags,
+        "-o",
+        str(elf),
+    ]
+    _run_tool(link, "linking")
+    return elf
+
+
+_INFO_RE = re.compile(
+    r"^info model=(?P<model>\S*) arena=(?P<arena>\d+) inputs=\d+ outputs=\d+ "
+    r"sets=(?P<sets>\d+) stack_window=(?P<window>\d+)$"
+)
+_OUT_RE = re.compile(r"^out (?P<set>\d+) (?P<index>\d+) (?P<hex>[0-9a-f]*)$")
+_RET_RE = re.compile(
+    r"^ret (?P<set>\d+) rc=(?P<rc>-?\d+) ticks=(?P<ticks>\d+) stack=(?P<stack>\d+)$"
+)
+
+
+def _parse(log: str, elf: Path, board: str, exit_status: int, wall: float) -> RunResult:
+    info = None
+    outputs: dict[int, dict[int, bytes]] = {}
+    rets: dict[int, tuple[int, int, int]] = {}
+    for line in log.splitlines():
+        if m := _OUT_RE.match(line):
+            outputs.setdefault(int(m["set"]), {})[int(m["index"])] = bytes.fromhex(m["hex"])
+        elif m := _RET_RE.match(line):
+            rets[int(m["set"])] = (int(m["rc"]), int(m["ticks"]), int(m["stack"]))
+        elif m := _INFO_RE.match(line):
+            info = m
+    if info is None:
+        raise ValueError("no 'info' line")
+    sets = int(info["sets"])
+    if sorted(rets) != list(range(sets)):
+        raise ValueError(f"expected 'ret' lines for {sets} sets, got {sorted(rets)}")
+    per_set = [outputs.get(s, {}) for s in range(sets)]
+    return RunResult(
+        board=board,
+        elf=elf,
+        model=info["model"],
+        arena_size=int(info["arena"]),
+        outputs=[[outs[i] for i in sorted(outs)] for outs in per_set],
+        return_codes=[rets[s][0] for s in range(sets)],
+        ticks=[rets[s][1] for s in range(sets)],
+        stack=[rets[s][2] for s in range(sets)],
+        stack_window=int(info["window"]),
+        exit_status=exit_status,
+        log=log,
+        wall_seconds=wall,
+    )
+
+
+def run(
+    elf: Path, board: str = "lm3s6965evb", timeout: float = 60.0, *, check: bool = True
+) -> RunResult:
+    """Run firmware from build() under qemu and parse what it printed.
+
+    Raises RunTimeoutError (after killing qemu) past `timeout` seconds, and RunError when qemu
+    fails, the firmware faults or rejects its inputs, or, with check=True, an invoke returns
+    non-zero. With check=False a non-zero return code is left to the caller in return_codes.
+    """
+    _require_tools()
+    board = _board(board)
+    with tempfile.TemporaryDirectory(prefix="tinyaot-m3-run-") as tmp:
+        # Semihosting output goes to its own file: on stderr it would mix with qemu's warnings
+        # (lm3s6965evb prints "Timer with period zero, disabling").
+        semihosting_log = Path(tmp) / "semihosting.txt"
+        command = [
+            QEMU,
+            "-M",
+            board,
+            "-nographic",
+            "-chardev",
+            f"file,id=semihosting,path={semihosting_log}",
+            "-semihosting-config",
+            "enable=on,target=native,chardev=semihosting",
+            "-icount",
+            QEMU_ICOUNT,
+            "-kernel",
+            str(elf),
+        ]
+        start = time.monotonic()
+        try:
+            # subprocess.run kills qemu itself when the timeout expires.
+            proc = subprocess.run(
+                command,
+                check=False,
+                capture_output=True,
+                text=True,
+                stdin=subprocess.DEVNULL,
+                timeout=timeout,
+            )
+        except subprocess.TimeoutExpired as exc:
+            log = semihosting_log.read_text(errors="replace") if semihosting_log.exists() else ""
+            raise RunTimeoutError(
+                f"qemu killed after {timeout} s", command, None, log + _text(exc.stderr)
+            ) from None
+        wall = time.monotonic() - start
+        log = semihosting_log.read_text(errors="replace") if semihosting_log.exists() else ""
+
+    full_log = log + (
+        f"\n--- qemu stdout/stderr\n{proc.stdout}{proc.stderr}"
+        if proc.stdout or proc.stderr
+        else ""
+    )
+    status = proc.returncode
+    if status not in (EXIT_OK, EXIT_INVOKE_FAILED):
+        meaning = _EXIT_MEANING.get(status, "qemu failed")
+        raise RunError(f"firmware exit status {status}: {meaning}", command, status, full_log)
+    try:
+        result = _parse(log, Path(elf), board, status, wall)
+    except ValueError as exc:
+        raise RunError(f"unparseable firmware output: {exc}", command, status, full_log) from None
+    if "done" not in log.splitlines():
+        raise RunError("firmware did not finish ('done' missing)", command, status, full_log)
+    if check and not result.ok:
+        failed = [s for s, rc in enumerate(result.return_codes) if rc != 0]
+        raise RunError(f"invoke failed for input sets {failed}", command, status, full_log)
+    return result
+
+
+def _text(data: str | bytes | None) -> str:
+    if data is None:
+        return ""
+    return data.decode(errors="replace") if isinstance(data, bytes) else data
+
+
+def build_and_run(
+    model_dir: Path,
+    name: str,
+    inputs: Sequence[Sequence[bytes]],
+    board: str = "lm3s6965evb",
+    opt: str = "-Os",
+    workdir: Path | None = None,
+    timeout: float = 60.0,
+    *,
+    check: bool = True,
+    crt_sources: Sequence[Path] | None = None,
+    extra_cflags: Sequence[str] = (),
+) -> RunResult:
+    """build() then run(): the one call a test needs for a model and its input sets."""
+    elf = build(
+        model_dir,
+        name,
+        inputs,
+        board,
+        opt,
+        workdir,
+        crt_sources=crt_sources,
+        extra_cflags=extra_cflags,
+    )
+    return run(elf, board, timeout, check=check)
+
+
+def symbols(elf: Path) -> list[Symbol]:
+    """Every symbol with a size in the ELF, so callers can attribute flash as they like."""
+    _require_tools()
+    command = [NM, "--print-size", "--size-sort", str(elf)]
+    proc = subprocess.run(
+        command, check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    if proc.returncode != 0:
+        raise HarnessError(f"{' '.join(command)} failed:\n{proc.stderr}")
+    result = []
+    for line in proc.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 4:
+            result.append(Symbol(name=parts[3], kind=parts[2], size=int(parts[1], 16)))
+    return result
+
+
+def is_harness_symbol(name: str) -> bool:
+    """Symbols that belong to this harness (main.c, startup.c, inputs.c), not to the model."""
+    return name.startswith("harness_")
+
+
+def default_is_weight(name: str) -> bool:
+    """Default weights predicate: any read-only data symbol that is not the harness's.
+
+    That also counts the runtime's tables and the model's tensor descriptions, which are small
+    next to the weights; pass a stricter predicate to size() once the generator's naming of
+    weight arrays is settled.
+    """
+    return not is_harness_symbol(name)
+
+
+def size(elf: Path, is_weight: Callable[[str], bool] | None = None) -> dict[str, int]:
+    """Flash and RAM use of the firmware, with flash split into code and weights.
+
+    Keys: text, data, bss (arm-none-eabi-size); flash = text + data; ram = data + bss (the
+    stack comes on top, see RunResult.stack); code = function symbols; const = read-only data
+    symbols; weights = those const symbols for which is_weight(name) is true (default:
+    default_is_weight); inputs = the harness's baked-in input sets, part of text but not of
+    the model; other = text - code - const (string literals, unwind tables, padding).
+    """
+    _require_tools()
+    command = [SIZE, "--format=berkeley", str(elf)]
+    proc = subprocess.run(
+        command, check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    if proc.returncode != 0:
+        raise HarnessError(f"{' '.join(command)} failed:\n{proc.stderr}")
+    text, data, bss = (int(v) for v in proc.stdout.splitlines()[1].split()[:3])
+    predicate = is_weight or default_is_weight
+    syms = symbols(elf)
+    code = sum(s.size for s in syms if s.kind in "tT")
+    const_syms = [s for s in syms if s.kind in "rR"]
+    const = sum(s.size for s in const_syms)
+    return {
+        "text": text,
+        "data": data,
+        "bss": bss,
+        "flash": text + data,
+        "ram": data + bss,
+        "code": code,
+        "const": const,
+        "weights": sum(s.size for s in const_syms if predicate(s.name)),
+        "inputs": sum(s.size for s in const_syms if s.name.startswith("harness_in")),
+        "other": text - code - const,
+    }
