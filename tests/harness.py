@@ -1,0 +1,91 @@
+"""Compile a model with the CLI, run it on the host, compare with TFLite Micro.
+
+Shared by the end-to-end tests of the shared models and the per-op tests.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from host import runner
+from reference import Reference
+
+REPO = Path(__file__).resolve().parents[1]
+FLOAT_RTOL = 1e-5
+
+
+def tinyaot(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None):
+    """Run `python3 -m tinyaot ...` as a user would; returns the CompletedProcess."""
+    full_env = dict(os.environ, PYTHONPATH=str(REPO / "scripts"))
+    full_env.update(env or {})
+    return subprocess.run(
+        [sys.executable, "-m", "tinyaot", *args],
+        capture_output=True,
+        text=True,
+        cwd=cwd,
+        env=full_env,
+        timeout=600,
+    )
+
+
+def compile_model(model: Path, out: Path, name: str = "m", *options: str) -> Path:
+    done = tinyaot("compile", str(model), "--name", name, "--output-dir", str(out), *options)
+    assert done.returncode == 0, done.stderr
+    return out
+
+
+@dataclass
+class Comparison:
+    exact: bool
+    max_rel_error: float
+
+
+def compare(got: list[np.ndarray], want: list[np.ndarray]) -> Comparison:
+    """int8: byte equality. float: error relative to the largest magnitude of each output."""
+    exact, worst = True, 0.0
+    for g, w in zip(got, want, strict=True):
+        if w.dtype.kind == "f":
+            scale = max(float(np.max(np.abs(w))), np.finfo(np.float32).tiny)
+            worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w)) / scale))
+            exact = exact and bool(np.array_equal(g, w))
+        else:
+            exact = exact and g.tobytes() == w.tobytes()
+    return Comparison(exact, worst)
+
+
+def split_outputs(raw: bytes, like: list[np.ndarray]) -> list[np.ndarray]:
+    out, off = [], 0
+    for w in like:
+        out.append(np.frombuffer(raw[off : off + w.nbytes], dtype=w.dtype).reshape(w.shape))
+        off += w.nbytes
+    assert off == len(raw), f"got {len(raw)} output bytes, expected {off}"
+    return out
+
+
+def check_against_tflm(
+    model: Path, workdir: Path, sets: int = 3, seed: int = 0, mode: str = "invoke"
+) -> Comparison:
+    """Compile, build for the host, and compare `sets` random inputs with TFLM.
+
+    Asserts int8 outputs are byte-identical and float outputs within FLOAT_RTOL.
+    """
+    gen = compile_model(model, workdir / "gen")
+    exe = runner.build(gen, "m", workdir)
+    ref = Reference(model)
+    rng = np.random.default_rng(seed)
+    result = Comparison(True, 0.0)
+    for _ in range(sets):
+        inputs = ref.random_inputs(rng)
+        want = ref.run(inputs)
+        got = split_outputs(runner.run(exe, [x.tobytes() for x in inputs], mode), want)
+        c = compare(got, want)
+        if any(w.dtype.kind != "f" for w in want):
+            assert c.exact, f"{model.name}: int8 output differs from TFLite Micro"
+        assert c.max_rel_error <= FLOAT_RTOL, f"{model.name}: float error {c.max_rel_error:.3g}"
+        result = Comparison(result.exact and c.exact, max(result.max_rel_error, c.max_rel_error))
+    return result
