@@ -60,6 +60,7 @@ class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.model = tflite.Model.GetRootAsModel(data, 0)
+        self.unsupported: dict[int, str] = {}
 
     def graph(self) -> Graph:
         model = self.model
@@ -90,20 +91,34 @@ class _Reader:
         for i in range(sg.OperatorsLength()):
             ops.append(self._op(sg.Operators(i), i, num_tensors))
         graph = Graph(tensors=tensors, ops=ops, inputs=inputs, outputs=outputs)
+        self._check_dtypes(graph)
         _check_order(graph)
         return graph
+
+    def _check_dtypes(self, graph: Graph) -> None:
+        supported = "supported: " + ", ".join(d.name for d in DType)
+        for op in graph.ops:
+            for t in [*op.inputs, *op.outputs]:
+                if t is not None and t in self.unsupported:
+                    raise CompileError(
+                        f"{op.describe()}, tensor {t} '{graph.tensors[t].name}': "
+                        f"dtype {self.unsupported[t]} is not supported; {supported}"
+                    )
+        for t in graph.inputs + graph.outputs:
+            if t in self.unsupported:
+                raise CompileError(
+                    f"tensor {t} '{graph.tensors[t].name}': dtype {self.unsupported[t]} "
+                    f"is not supported; {supported}"
+                )
 
     def _tensor(self, t: tflite.Tensor, index: int) -> Tensor:
         name = (t.Name() or b"").decode("utf-8", errors="replace")
         where = f"tensor {index} '{name}'"
         ttype = t.Type()
         if ttype not in _TFLITE_DTYPES:
-            tname = _TFLITE_DTYPE_NAMES.get(ttype, f"type {ttype}")
-            raise CompileError(
-                f"{where} has unsupported dtype {tname}; "
-                "supported: FLOAT32, INT8, UINT8, INT16, INT32"
-            )
-        dtype = _TFLITE_DTYPES[ttype]
+            # Reported with the op that uses it, once the ops are read.
+            self.unsupported[index] = _TFLITE_DTYPE_NAMES.get(ttype, f"type {ttype}")
+        dtype = _TFLITE_DTYPES.get(ttype, DType.INT8)
         shape = tuple(int(d) for d in (t.ShapeAsNumpy() if t.ShapeLength() else []))
         signature = [int(d) for d in t.ShapeSignatureAsNumpy()] if t.ShapeSignatureLength() else []
         # A batch dimension left open (-1) in the signature is how converters mark
@@ -128,6 +143,8 @@ class _Reader:
         if t.IsVariable():
             raise CompileError(f"{where} is a variable; stateful models are not supported")
         tensor = Tensor(index=index, name=name, dtype=dtype, shape=shape)
+        if index in self.unsupported:
+            return tensor
         tensor.quant = self._quant(t, where)
         tensor.data = self._buffer(t.Buffer(), tensor, where)
         return tensor

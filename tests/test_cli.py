@@ -1,0 +1,159 @@
+"""The compiler's front door: bad input gives one `error:` line, exit 2 and no files;
+good input gives the same bytes every time."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+import tfmodels
+from harness import REPO, tinyaot
+from reference import MODELS
+
+KWS = MODELS / "mlperf_tiny_kws_dscnn_int8.tflite"
+
+
+def tf_model(tmp_path_factory, name, fn, shapes, int8=False):
+    import tensorflow as tf  # noqa: F401 - fn bodies use it
+
+    path = tmp_path_factory.mktemp("bad") / f"{name}.tflite"
+    path.write_bytes(tfmodels.convert(fn, shapes, int8))
+    return path
+
+
+@pytest.fixture(scope="module")
+def bad_models(tmp_path_factory):
+    import tensorflow as tf
+
+    models = {
+        "tanh": tf_model(tmp_path_factory, "tanh", lambda x: tf.math.tanh(x), [(1, 8)]),
+        "bool": tf_model(
+            tmp_path_factory, "bool", lambda x: tf.cast(x > 0, tf.float32) * x, [(1, 8)]
+        ),
+        "cond": tf_model(
+            tmp_path_factory,
+            "cond",
+            lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2, lambda: x * 3),
+            [(1, 8)],
+        ),
+        "dynamic": tf_model(tmp_path_factory, "dynamic", lambda x: x * 2 + 1, [(1, None, 3)]),
+    }
+    truncated = tmp_path_factory.mktemp("bad") / "truncated.tflite"
+    truncated.write_bytes(KWS.read_bytes()[:3000])
+    models["truncated"] = truncated
+    models["not_tflite"] = REPO / "pyproject.toml"
+    models["missing"] = REPO / "no_such_model.tflite"
+    return models
+
+
+EXPECTED = {
+    "missing": "cannot read model file",
+    "not_tflite": "is not a TensorFlow Lite model",
+    "truncated": "damaged or truncated",
+    "tanh": "op 0 (TANH) writing tensor 1 'Identity' is not supported; supported ops: ADD",
+    "bool": "op 0 (GREATER), tensor 2 'Greater': dtype BOOL is not supported",
+    "dynamic": "dynamic or unknown shape [1, -1, 3]",
+    "cond": "the model has 3 subgraphs",
+}
+
+
+@pytest.mark.parametrize("case", sorted(EXPECTED))
+def test_bad_input_is_one_error_line(case, bad_models, tmp_path):
+    out = tmp_path / "out"
+    done = tinyaot("compile", str(bad_models[case]), "--name", "m", "--output-dir", str(out))
+    assert done.returncode == 2
+    lines = done.stderr.splitlines()
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("error: ") and EXPECTED[case] in lines[0], lines[0]
+    assert "Traceback" not in done.stderr
+    assert not out.exists(), "a failed compile left an output directory"
+
+
+def test_failed_compile_leaves_existing_directory_untouched(bad_models, tmp_path):
+    out = tmp_path / "out"
+    out.mkdir()
+    (out / "keep.txt").write_text("mine")
+    done = tinyaot("compile", str(bad_models["tanh"]), "--output-dir", str(out))
+    assert done.returncode == 2
+    assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
+
+
+@pytest.mark.parametrize("name", ["1abc", "int", "has-dash", "", "x" * 33])
+def test_invalid_model_name(name, tmp_path):
+    done = tinyaot("compile", str(KWS), "--name", name, "--output-dir", str(tmp_path / "o"))
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: model name") and done.stderr.count("\n") == 1
+
+
+def test_bad_option_is_one_error_line(tmp_path):
+    done = tinyaot("compile", str(KWS), "--output-dir", str(tmp_path), "--arena-alignment", "x")
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: argument --arena-alignment")
+    assert done.stderr.count("\n") == 1
+
+
+def test_arena_budget(tmp_path):
+    done = tinyaot(
+        "compile",
+        str(KWS),
+        "--name",
+        "kws",
+        "--output-dir",
+        str(tmp_path / "o"),
+        "--arena-budget",
+        "1000",
+    )
+    assert done.returncode == 2
+    assert "model 'kws' needs an arena of" in done.stderr and "budget of 1000 bytes" in done.stderr
+    assert not (tmp_path / "o").exists()
+
+
+def test_reproducible_output(tmp_path):
+    """Same model and options: byte-identical files, whatever the directory or hash seed."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    first = tinyaot(
+        "compile", str(KWS), "--name", "kws", "--output-dir", str(a), env={"PYTHONHASHSEED": "1"}
+    )
+    work = tmp_path / "elsewhere"
+    work.mkdir()
+    shutil.copy(KWS, work / KWS.name)
+    second = tinyaot(
+        "compile",
+        KWS.name,
+        "--name",
+        "kws",
+        "--output-dir",
+        str(b),
+        cwd=work,
+        env={"PYTHONHASHSEED": "2"},
+    )
+    assert first.returncode == 0 and second.returncode == 0
+    files = sorted(p.name for p in a.iterdir())
+    assert files == ["kws.c", "kws.h"]
+    for f in files:
+        assert (a / f).read_bytes() == (b / f).read_bytes(), f
+        text = (a / f).read_text()
+        assert str(tmp_path) not in text and "/work" not in text
+
+
+def test_ops_lists_every_required_op():
+    done = tinyaot("ops")
+    assert done.returncode == 0
+    listed = {line.split()[0]: line.split()[1] for line in done.stdout.splitlines()}
+    for op in [
+        "CONV_2D",
+        "DEPTHWISE_CONV_2D",
+        "FULLY_CONNECTED",
+        "ADD",
+        "AVERAGE_POOL_2D",
+        "MAX_POOL_2D",
+        "RESHAPE",
+        "SOFTMAX",
+    ]:
+        assert "int8" in listed[op] and "float32" in listed[op], op
+
+
+def test_summary_line(tmp_path):
+    done = tinyaot("compile", str(KWS), "--name", "kws", "--output-dir", str(tmp_path))
+    assert done.returncode == 0
+    assert done.stdout.startswith("tinyaot: kws: arena ") and "2656768 MACs" in done.stdout
