@@ -82,7 +82,7 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 def cmd_ops(args: argparse.Namespace) -> int:
     for name, op in OPS.items():
-        print(f"{name:<20} {','.join(op.dtypes):<16} {op.notes}".rstrip())
+        print(f"{name:<20} {','.join(op.dtypes):<20} {op.notes}".rstrip())
     return 0
 
 

@@ -257,29 +257,33 @@ def _run_tool(command: Sequence[str], what: str) -> None:
         )
 
 
-def build(
+@dataclass(frozen=True)
+class Objects:
+    """The compiled objects of one firmware, ready to be linked for any board."""
+
+    workdir: Path
+    name: str
+    opt: str
+    paths: list[Path]
+
+
+def compile_sources(
     model_dir: Path,
     name: str,
     inputs: Sequence[Sequence[bytes]],
-    board: str = "lm3s6965evb",
     opt: str = "-Os",
     workdir: Path | None = None,
     *,
     crt_sources: Sequence[Path] | None = None,
     extra_cflags: Sequence[str] = (),
-    extra_ldflags: Sequence[str] = (),
     jobs: int | None = None,
-) -> Path:
-    """Compile and link the firmware for model `name` generated into `model_dir`.
+) -> Objects:
+    """Compile the firmware's sources for model `name` generated into `model_dir`.
 
-    inputs[set][i] are the bytes of input i for that set, in the model's input order.
-    workdir receives inputs.c, the objects, <name>.elf and <name>.map; None makes a fresh
-    temporary directory (left for the caller to inspect or delete). crt_sources defaults to
-    every crt/src/*.c; pass [] to build a model that needs no runtime kernels. Files are
-    compiled in parallel (jobs, default one per CPU) and any failure raises BuildError.
+    The objects do not depend on the board (only the link does), so one compile serves
+    link() for every board. See build() for the arguments.
     """
     _require_tools()
-    board = _board(board)
     name = _c_identifier(name)
     model_dir = Path(model_dir).resolve()
     if not (model_dir / f"{name}.h").is_file():
@@ -294,9 +298,10 @@ def build(
     write_inputs_c(inputs_c, inputs)
     crt = sorted(CRT_SRC.glob("*.c")) if crt_sources is None else [Path(p) for p in crt_sources]
     # Prefixed object names: the model, the runtime and the harness may share file names.
+    # flash_split() relies on these prefixes to tell the three apart.
     sources = [
-        *((p, f"model_{p.stem}") for p in sorted(model_dir.glob("*.c"))),
-        *((p, f"crt_{p.stem}") for p in crt),
+        *((p, f"{MODEL_OBJECT_PREFIX}{p.stem}") for p in sorted(model_dir.glob("*.c"))),
+        *((p, f"{CRT_OBJECT_PREFIX}{p.stem}") for p in crt),
         (HARNESS_DIR / "main.c", "harness_main"),
         (HARNESS_DIR / "startup.c", "harness_startup"),
         (inputs_c, "harness_inputs"),
@@ -319,13 +324,22 @@ def build(
         cmd, _ = failures[0]
         output = "\n".join(f"--- {c[-3]}\n{p.stdout}{p.stderr}" for c, p in failures)
         raise BuildError(f"compiling failed for {len(failures)} file(s)", cmd, output)
+    return Objects(workdir, name, opt, [objdir / f"{stem}.o" for _, stem in sources])
 
+
+def link(
+    objects: Objects, board: str = "lm3s6965evb", extra_ldflags: Sequence[str] = ()
+) -> Path:
+    """Link compiled objects for one board into <workdir>/<name>.elf (and .map, with --cref)."""
+    _require_tools()
+    board = _board(board)
+    workdir, name = objects.workdir, objects.name
     elf = workdir / f"{name}.elf"
-    link = [
+    command = [
         GCC,
         "-mcpu=cortex-m3",
         "-mthumb",
-        opt,
+        objects.opt,
         # startup.c is the whole C runtime start-up; newlib only supplies memcpy and friends,
         # and nosys stubs its system calls (semihosting is done directly by startup.c).
         "-nostartfiles",
@@ -333,16 +347,105 @@ def build(
         "--specs=nosys.specs",
         "-Wl,--gc-sections",
         f"-Wl,-Map={workdir / f'{name}.map'}",
+        # The cross-reference table tells flash_split() which library members the model uses.
+        "-Wl,--cref",
         "-T",
         str(HARNESS_DIR / LINKER_SCRIPTS[board]),
-        *(str(objdir / f"{stem}.o") for _, stem in sources),
+        *(str(p) for p in objects.paths),
         "-lm",
         *extra_ldflags,
         "-o",
         str(elf),
     ]
-    _run_tool(link, "linking")
+    _run_tool(command, "linking")
     return elf
+
+
+def build(
+    model_dir: Path,
+    name: str,
+    inputs: Sequence[Sequence[bytes]],
+    board: str = "lm3s6965evb",
+    opt: str = "-Os",
+    workdir: Path | None = None,
+    *,
+    crt_sources: Sequence[Path] | None = None,
+    extra_cflags: Sequence[str] = (),
+    extra_ldflags: Sequence[str] = (),
+    jobs: int | None = None,
+) -> Path:
+    """Compile and link the firmware for model `name` generated into `model_dir`.
+
+    inputs[set][i] are the bytes of input i for that set, in the model's input order.
+    workdir receives inputs.c, the objects, <name>.elf and <name>.map; None makes a fresh
+    temporary directory (left for the caller to inspect or delete). crt_sources defaults to
+    every crt/src/*.c; pass [] to build a model that needs no runtime kernels. Files are
+    compiled in parallel (jobs, default one per CPU) and any failure raises BuildError.
+    """
+    board = _board(board)
+    objects = compile_sources(
+        model_dir,
+        name,
+        inputs,
+        opt,
+        workdir,
+        crt_sources=crt_sources,
+        extra_cflags=extra_cflags,
+        jobs=jobs,
+    )
+    return link(objects, board, extra_ldflags)
+
+
+def choose_board(flash: int, ram: int) -> str:
+    """The first board of BOARD_PREFERENCE with room for `flash` bytes and `ram` + STACK_RESERVE.
+
+    Raises HarnessError when even the largest board is too small.
+    """
+    for board in BOARD_PREFERENCE:
+        board_flash, board_ram = BOARD_MEMORY[board]
+        if flash <= board_flash and ram + STACK_RESERVE <= board_ram:
+            return board
+    raise HarnessError(
+        f"firmware needs {flash} B flash and {ram} + {STACK_RESERVE} B RAM: no board is that big"
+    )
+
+
+def build_auto(
+    model_dir: Path,
+    name: str,
+    inputs: Sequence[Sequence[bytes]],
+    opt: str = "-Os",
+    workdir: Path | None = None,
+    *,
+    crt_sources: Sequence[Path] | None = None,
+    extra_cflags: Sequence[str] = (),
+    jobs: int | None = None,
+) -> tuple[Path, str]:
+    """build() for the smallest board the firmware fits on; returns (elf, board).
+
+    The sizes are the firmware's own, measured rather than predicted: it is linked for the
+    largest board first (that link cannot fail for lack of room), and choose_board() gets
+    flash = text + data (weights, code, the harness and its baked-in inputs) and RAM =
+    data + bss (arena and harness variables); the objects are then relinked for the chosen
+    board. Sizes do not depend on the board, only addresses do.
+    """
+    objects = compile_sources(
+        model_dir,
+        name,
+        inputs,
+        opt,
+        workdir,
+        crt_sources=crt_sources,
+        extra_cflags=extra_cflags,
+        jobs=jobs,
+    )
+    largest = BOARD_PREFERENCE[-1]
+    elf = link(objects, largest)
+    sizes = size(elf)
+    board = choose_board(sizes["flash"], sizes["ram"])
+    if board != largest:
+        elf = link(objects, board)
+    return elf, board
 
 
 _INFO_RE = re.compile(

@@ -1,0 +1,13 @@
+/* DEQUANTIZE. TFLite multiplies in double and rounds to float once; the float
+ * product below rounds the same exact value (24 by 9 bits) once, so it gives the
+ * same bits without double arithmetic, which Cortex-M cores lack.
+ */
+#include <tinyaot/dequantize.h>
+
+void tinyaot_dequantize_s8(const struct tinyaot_dequantize_s8_params *p, const int8_t *input,
+			   float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		output[i] = p->scale * (float)(input[i] - p->zero_point);
+	}
+}

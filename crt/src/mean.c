@@ -1,0 +1,90 @@
+/* Reference MEAN (TFLM's QuantizedMeanOrSum for int8, Mean for float). Each output sums
+ * its inputs in increasing address order, the order TFLM's row-major walk adds them in,
+ * which makes the float sums identical too.
+ */
+#include <tinyaot/fixedpoint.h>
+#include <tinyaot/mean.h>
+
+static int32_t sum_s8(const struct tinyaot_mean_shape *s, const int8_t *in)
+{
+	/* TFLM lets the int32 sum wrap; unsigned arithmetic does so without undefined behaviour. */
+	uint32_t acc = 0;
+
+	for (int32_t r0 = 0; r0 < s->red[0]; r0++) {
+		for (int32_t r1 = 0; r1 < s->red[1]; r1++) {
+			for (int32_t r2 = 0; r2 < s->red[2]; r2++) {
+				const int8_t *x = in + r0 * s->stride[0] + r1 * s->stride[1] +
+						  r2 * s->stride[2];
+
+				for (int32_t r3 = 0; r3 < s->red[3]; r3++) {
+					acc += (uint32_t)(int32_t)x[r3 * s->stride[3]];
+				}
+			}
+		}
+	}
+	return (int32_t)acc;
+}
+
+static float sum_f32(const struct tinyaot_mean_shape *s, const float *in)
+{
+	float acc = 0.0f;
+
+	for (int32_t r0 = 0; r0 < s->red[0]; r0++) {
+		for (int32_t r1 = 0; r1 < s->red[1]; r1++) {
+			for (int32_t r2 = 0; r2 < s->red[2]; r2++) {
+				const float *x = in + r0 * s->stride[0] + r1 * s->stride[1] +
+						 r2 * s->stride[2];
+
+				for (int32_t r3 = 0; r3 < s->red[3]; r3++) {
+					acc += x[r3 * s->stride[3]];
+				}
+			}
+		}
+	}
+	return acc;
+}
+
+void tinyaot_mean_s8(const struct tinyaot_mean_s8_params *p, const int8_t *input, int8_t *output)
+{
+	const struct tinyaot_mean_shape *s = &p->s;
+
+	for (int32_t o0 = 0; o0 < s->out[0]; o0++) {
+		for (int32_t o1 = 0; o1 < s->out[1]; o1++) {
+			for (int32_t o2 = 0; o2 < s->out[2]; o2++) {
+				for (int32_t o3 = 0; o3 < s->out[3]; o3++) {
+					const int8_t *x = input + o0 * s->stride[0] +
+							  o1 * s->stride[1] + o2 * s->stride[2] +
+							  o3 * s->stride[3];
+					const int32_t sum = (int32_t)((uint32_t)sum_s8(s, x) +
+								      (uint32_t)p->sum_offset);
+					const int32_t out =
+						tinyaot_mbqm(sum, p->multiplier, p->shift) +
+						p->output_offset;
+
+					*output++ =
+						(int8_t)tinyaot_clamp_i32(out, INT8_MIN, INT8_MAX);
+				}
+			}
+		}
+	}
+}
+
+void tinyaot_mean_f32(const struct tinyaot_mean_f32_params *p, const float *input, float *output)
+{
+	const struct tinyaot_mean_shape *s = &p->s;
+
+	for (int32_t o0 = 0; o0 < s->out[0]; o0++) {
+		for (int32_t o1 = 0; o1 < s->out[1]; o1++) {
+			for (int32_t o2 = 0; o2 < s->out[2]; o2++) {
+				for (int32_t o3 = 0; o3 < s->out[3]; o3++) {
+					const float *x = input + o0 * s->stride[0] +
+							 o1 * s->stride[1] + o2 * s->stride[2] +
+							 o3 * s->stride[3];
+
+					/* A division, not a product with 1/count: TFLM divides. */
+					*output++ = sum_f32(s, x) / p->count;
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,24 @@
+"""Generated code is clang-format clean (Zephyr style) for every shared model."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+
+import pytest
+from harness import REPO, compile_model
+from reference import model_paths
+
+MODELS = model_paths()
+
+
+@pytest.mark.skipif(shutil.which("clang-format") is None, reason="clang-format not installed")
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_generated_code_is_clang_formatted(model, tmp_path):
+    out = compile_model(model, tmp_path / "gen", "a_rather_long_model_name")
+    shutil.copy(REPO / ".clang-format", out / ".clang-format")
+    files = sorted(str(p) for p in out.glob("*.[ch]"))
+    done = subprocess.run(
+        ["clang-format", "--dry-run", "-Werror", *files], capture_output=True, text=True
+    )
+    assert done.returncode == 0, done.stderr[:2000]
