@@ -1,4 +1,4 @@
-/* Reference MAX_POOL_2D. */
+/* Reference MAX_POOL_2D. Element order as in the convolutions. */
 #include <float.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/pooling.h>
@@ -7,30 +7,26 @@ void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 			 int8_t *output)
 {
 	const struct tinyaot_pool_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
 
-	for (int32_t b = 0; b < d->batches; b++) {
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox, y0, y1, x0, x1;
+		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
 		const int8_t *in_b = input + b * d->in_h * d->in_w * d->channels;
 
-		for (int32_t oy = 0; oy < d->out_h; oy++) {
-			for (int32_t ox = 0; ox < d->out_w; ox++) {
-				int32_t y0, y1, x0, x1;
+		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
+		for (int32_t j = 0; j < d->channels; j++) {
+			const int32_t c = d->reverse ? d->channels - 1 - j : j;
+			int32_t m = INT8_MIN;
 
-				tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
-				for (int32_t c = 0; c < d->channels; c++) {
-					int32_t m = INT8_MIN;
-
-					for (int32_t y = y0; y < y1; y++) {
-						for (int32_t x = x0; x < x1; x++) {
-							m = tinyaot_max_i32(
-								m, in_b[(y * d->in_w + x) *
-										d->channels +
-									c]);
-						}
-					}
-					*output++ = (int8_t)tinyaot_clamp_i32(m, p->act_min,
-									      p->act_max);
+			for (int32_t y = y0; y < y1; y++) {
+				for (int32_t x = x0; x < x1; x++) {
+					m = tinyaot_max_i32(
+						m, in_b[(y * d->in_w + x) * d->channels + c]);
 				}
 			}
+			output[pix * d->channels + c] =
+				(int8_t)tinyaot_clamp_i32(m, p->act_min, p->act_max);
 		}
 	}
 }
@@ -39,31 +35,27 @@ void tinyaot_max_pool_f32(const struct tinyaot_pool_f32_params *p, const float *
 			  float *output)
 {
 	const struct tinyaot_pool_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
 
-	for (int32_t b = 0; b < d->batches; b++) {
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox, y0, y1, x0, x1;
+		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
 		const float *in_b = input + b * d->in_h * d->in_w * d->channels;
 
-		for (int32_t oy = 0; oy < d->out_h; oy++) {
-			for (int32_t ox = 0; ox < d->out_w; ox++) {
-				int32_t y0, y1, x0, x1;
+		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
+		for (int32_t j = 0; j < d->channels; j++) {
+			const int32_t c = d->reverse ? d->channels - 1 - j : j;
+			float m = -FLT_MAX;
 
-				tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
-				for (int32_t c = 0; c < d->channels; c++) {
-					float m = -FLT_MAX;
+			for (int32_t y = y0; y < y1; y++) {
+				for (int32_t x = x0; x < x1; x++) {
+					const float v = in_b[(y * d->in_w + x) * d->channels + c];
 
-					for (int32_t y = y0; y < y1; y++) {
-						for (int32_t x = x0; x < x1; x++) {
-							const float v = in_b[(y * d->in_w + x) *
-										     d->channels +
-									     c];
-
-							m = v > m ? v : m;
-						}
-					}
-					m = m < p->act_min ? p->act_min : m;
-					*output++ = m > p->act_max ? p->act_max : m;
+					m = v > m ? v : m;
 				}
 			}
+			m = m < p->act_min ? p->act_min : m;
+			output[pix * d->channels + c] = m > p->act_max ? p->act_max : m;
 		}
 	}
 }

@@ -124,10 +124,12 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
                 f"graph input or output tensor {t} '{graph.tensors[t].name}' is a constant"
             )
     buffers = _buffers(graph, steps, root)
-    plan = planner.plan(buffers)
+    plan = planner.plan(buffers, _overlaps(graph, steps, root, buffers))
     problems = planner.check(plan)
     if problems:
         raise AssertionError("memory plan is inconsistent: " + "; ".join(problems))
+    for step in steps:
+        _set_direction(step, root, plan)
     compiled = Compiled(
         graph=graph,
         options=options,
@@ -177,3 +179,40 @@ def _buffers(graph: Graph, steps: list[Step], root: dict[int, int]) -> list[plan
         planner.Buffer(key=r, size=graph.tensors[r].nbytes, start=first[r], end=last[r])
         for r in sorted(first)
     ]
+
+
+def _overlaps(
+    graph: Graph, steps: list[Step], root: dict[int, int], buffers: list[planner.Buffer]
+) -> list[planner.Overlap]:
+    """Overlap rules for inputs that die at the op that reads them last."""
+    last = {b.key: b.end for b in buffers}
+    rules = []
+    for i, step in enumerate(steps):
+        out = root[step.op.outputs[0]]
+        for rule in step.call.inplace:
+            inp = root[rule.input]
+            if inp != out and last.get(inp) == i and not graph.tensors[rule.input].is_const:
+                rules.append(planner.Overlap(out, inp, rule.forward, rule.reverse))
+    return rules
+
+
+def _set_direction(step: Step, root: dict[int, int], plan: planner.Plan) -> None:
+    """Run the kernel in reverse when the plan put its output above an input it overlaps."""
+    if step.call.reverse_param is None:
+        return
+    out = root[step.op.outputs[0]]
+    reverse = 0
+    for rule in step.call.inplace:
+        inp = root[rule.input]
+        o, i = plan.offsets.get(out), plan.offsets.get(inp)
+        if inp == out or o is None or i is None:
+            continue
+        overlapping = o < i + plan.buffers[inp].size and i < o + plan.buffers[out].size
+        if overlapping and i - o < rule.forward:
+            assert rule.reverse is not None and o - i >= rule.reverse
+            reverse = 1
+    params: dict = step.call.params
+    *path, leaf = step.call.reverse_param.split(".")
+    for key in path:
+        params = params[key]
+    params[leaf] = reverse

@@ -12,7 +12,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from . import quant
 from .errors import CompileError
 from .ir import DType, Graph, Op, Tensor
 
@@ -39,6 +38,17 @@ class TensorArg:
 ParamValue = int | float | ConstArray | TensorArg | None
 
 
+@dataclass(frozen=True)
+class InPlace:
+    """The output may overlap input `input` if that input dies at this op and either
+    input offset - output offset >= forward (kernel runs forward) or
+    output offset - input offset >= reverse (kernel runs in reverse; None: it can't)."""
+
+    input: int
+    forward: int
+    reverse: int | None
+
+
 @dataclass
 class KernelCall:
     function: str
@@ -47,11 +57,11 @@ class KernelCall:
     params: dict[str, ParamValue]
     args: list[TensorArg | ConstArray | None]
     macs: int = 0
-    # Tensor indices the output may share memory with: the planner may overlap
-    # the output with these inputs when the kernel reads each input element
-    # before writing the output element at the same place.
-    inplace_inputs: tuple[int, ...] = ()
-    scratch_bytes: int = 0
+    # Inputs the output may overlap when they die at this op (see inplace.py).
+    inplace: tuple[InPlace, ...] = ()
+    # The params field ("d.reverse") that selects reverse element order, for
+    # kernels that have one; the compiler sets it to 1 when the plan needs it.
+    reverse_param: str | None = None
 
 
 @dataclass
@@ -230,59 +240,3 @@ def broadcast_params(graph: Graph, op: Op, a: Tensor, b: Tensor, out: Tensor) ->
                 graph, op, f"output shape {list(out.shape)} is not the broadcast shape", out.index
             )
     return {"shape": list(shape), "stride1": strides[0], "stride2": strides[1]}
-
-
-def pool_call(graph: Graph, op: Op, kernel: str) -> KernelCall:
-    """AVERAGE_POOL_2D and MAX_POOL_2D share everything but the kernel they call."""
-    count_io(graph, op, (1, 1))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
-    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    n, h, w, c = shape4(inp)
-    on, oh, ow, oc = shape4(out)
-    if (on, oc) != (n, c):
-        raise op_error(
-            graph, op, f"output {list(out.shape)} does not fit input {list(inp.shape)}", out.index
-        )
-    kh, kw = int(op.options["FilterHeight"]), int(op.options["FilterWidth"])
-    pad_h, pad_w = window_padding(graph, op, (h, w), (kh, kw), (oh, ow))
-    dims = {
-        "batches": n,
-        "in_h": h,
-        "in_w": w,
-        "channels": c,
-        "out_h": oh,
-        "out_w": ow,
-        "k_h": kh,
-        "k_w": kw,
-        "stride_h": int(op.options["StrideH"]),
-        "stride_w": int(op.options["StrideW"]),
-        "pad_h": pad_h,
-        "pad_w": pad_w,
-    }
-    act = int(op.options.get("FusedActivationFunction", 0))
-    args: list[TensorArg | ConstArray | None] = [
-        TensorArg(inp.index),
-        TensorArg(out.index, writable=True),
-    ]
-    if dtype == DType.FLOAT32:
-        lo, hi = quant.activation_range_float(act, op.describe())
-        return KernelCall(
-            f"tinyaot_{kernel}_f32",
-            "tinyaot/pooling.h",
-            "struct tinyaot_pool_f32_params",
-            {"d": dims, "act_min": lo, "act_max": hi},
-            args,
-        )
-    require_quant(graph, op, [inp.index, out.index])
-    if (quant.f32(inp.scale), inp.zero_point) != (quant.f32(out.scale), out.zero_point):
-        raise op_error(
-            graph, op, "int8 pooling needs the same scale and zero point in and out", out.index
-        )
-    lo, hi = quant.activation_range_int8(act, out, op.describe())
-    return KernelCall(
-        f"tinyaot_{kernel}_s8",
-        "tinyaot/pooling.h",
-        "struct tinyaot_pool_s8_params",
-        {"d": dims, "act_min": lo, "act_max": hi},
-        args,
-    )

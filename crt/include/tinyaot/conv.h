@@ -12,7 +12,23 @@ struct tinyaot_conv_dims {
 	int32_t k_h, k_w;
 	int32_t stride_h, stride_w;
 	int32_t pad_h, pad_w;
+	/* 1: produce output elements last to first, so that an output placed above an
+	 * input it overlaps never overwrites input still to be read.
+	 */
+	int32_t reverse;
 };
+
+/* The output pixel the i-th step of the kernel's pixel loop produces. */
+static inline int32_t tinyaot_conv_pixel(const struct tinyaot_conv_dims *d, int32_t i,
+					 int32_t pixels, int32_t *b, int32_t *oy, int32_t *ox)
+{
+	const int32_t pix = d->reverse ? pixels - 1 - i : i;
+
+	*ox = pix % d->out_w;
+	*oy = (pix / d->out_w) % d->out_h;
+	*b = pix / (d->out_w * d->out_h);
+	return pix;
+}
 
 struct tinyaot_conv_s8_params {
 	struct tinyaot_conv_dims d;

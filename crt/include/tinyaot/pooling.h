@@ -12,6 +12,7 @@ struct tinyaot_pool_dims {
 	int32_t k_h, k_w;
 	int32_t stride_h, stride_w;
 	int32_t pad_h, pad_w;
+	int32_t reverse; /* 1: last output element first (see struct tinyaot_conv_dims) */
 };
 
 struct tinyaot_pool_s8_params {
@@ -32,6 +33,18 @@ void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 			 int8_t *output);
 void tinyaot_max_pool_f32(const struct tinyaot_pool_f32_params *p, const float *input,
 			  float *output);
+
+/* The output pixel the i-th step of the pixel loop produces (see tinyaot_conv_pixel). */
+static inline int32_t tinyaot_pool_pixel(const struct tinyaot_pool_dims *d, int32_t i,
+					 int32_t pixels, int32_t *b, int32_t *oy, int32_t *ox)
+{
+	const int32_t pix = d->reverse ? pixels - 1 - i : i;
+
+	*ox = pix % d->out_w;
+	*oy = (pix / d->out_w) % d->out_h;
+	*b = pix / (d->out_w * d->out_h);
+	return pix;
+}
 
 /* The part of the window that lies inside the input, as TFLite clips it. */
 static inline void tinyaot_pool_window(const struct tinyaot_pool_dims *d, int32_t oy, int32_t ox,

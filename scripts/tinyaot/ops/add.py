@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import quant
+from .. import inplace, quant
 from ..ir import DType, Graph, Op
 from ..lowering import (
     KernelCall,
@@ -27,7 +27,15 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     args = [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)]
     # Without broadcasting each output element depends only on the inputs at the
     # same index, so the output may take over either input's memory.
-    inplace = (a.index, b.index) if a.shape == b.shape == out.shape else ()
+    same = a.shape == b.shape == out.shape
+    overlap = (
+        tuple(
+            inplace.elementwise(t, out.num_elements, dtype.size, dtype.size)
+            for t in (a.index, b.index)
+        )
+        if same
+        else ()
+    )
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
         return KernelCall(
@@ -36,7 +44,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             "struct tinyaot_add_f32_params",
             {"b": bcast, "act_min": lo, "act_max": hi},
             args,
-            inplace_inputs=inplace,
+            inplace=overlap,
         )
     require_quant(graph, op, [a.index, b.index, out.index])
     twice_max = 2 * max(float(a.scale), float(b.scale))
@@ -65,7 +73,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "struct tinyaot_add_s8_params",
         params,
         args,
-        inplace_inputs=inplace,
+        inplace=overlap,
     )
 
 

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from ..ir import Graph, Op
-from ..lowering import KernelCall, OpDef, pool_call
+from ..lowering import KernelCall, OpDef
+from ..pooling import pool_call
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:

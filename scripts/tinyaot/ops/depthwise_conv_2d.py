@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from .. import quant
+import numpy as np
+
+from .. import inplace, quant
 from ..ir import DType, Graph, Op
 from ..lowering import (
     KernelCall,
@@ -60,11 +62,17 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "stride_w": int(op.options["StrideW"]),
         "pad_h": pad_h,
         "pad_w": pad_w,
+        "reverse": 0,
     }
     bias = bias_arg(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
     act = int(op.options.get("FusedActivationFunction", 0))
     macs = n * oh * ow * oc * kh * kw
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
+    channel_of = np.arange(oc) // mult
+    overlap = {
+        "inplace": (inplace.windowed(inp.index, dims, c, oc, channel_of, dtype.size, dtype.size),),
+        "reverse_param": "d.reverse",
+    }
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
         return KernelCall(
@@ -74,6 +82,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             {"d": dims, "depth_multiplier": mult, "act_min": lo, "act_max": hi},
             args,
             macs=macs,
+            **overlap,
         )
     require_quant(graph, op, [inp.index, out.index])
     require_quant(graph, op, [filt.index], per_tensor=False)
@@ -101,6 +110,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         params,
         args,
         macs=macs,
+        **overlap,
     )
 
 

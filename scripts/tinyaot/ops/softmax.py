@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from .. import quant
+from .. import inplace, quant
 from ..ir import DType, Graph, Op
 from ..lowering import (
     KernelCall,
@@ -29,6 +29,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     rows = inp.num_elements // depth
     beta = float(op.options.get("Beta", 1.0))
     args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
+    # Each row is read whole before any of it is written, then element by element.
+    overlap = (inplace.elementwise(inp.index, inp.num_elements, dtype.size, dtype.size),)
     if dtype == DType.FLOAT32:
         return KernelCall(
             "tinyaot_softmax_f32",
@@ -36,6 +38,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             "struct tinyaot_softmax_f32_params",
             {"rows": rows, "depth": depth, "beta": beta},
             args,
+            inplace=overlap,
         )
     require_quant(graph, op, [inp.index, out.index])
     if out.zero_point != -128 or quant.f32(out.scale) != 1.0 / 256:
@@ -62,7 +65,12 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "diff_min": -math.floor(radius),
     }
     return KernelCall(
-        "tinyaot_softmax_s8", "tinyaot/softmax.h", "struct tinyaot_softmax_s8_params", params, args
+        "tinyaot_softmax_s8",
+        "tinyaot/softmax.h",
+        "struct tinyaot_softmax_s8_params",
+        params,
+        args,
+        inplace=overlap,
     )
 
 

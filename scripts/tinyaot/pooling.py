@@ -1,0 +1,82 @@
+"""What AVERAGE_POOL_2D and MAX_POOL_2D share: everything but the kernel they call."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from . import inplace, quant
+from .ir import DType, Graph, Op
+from .lowering import (
+    ConstArray,
+    KernelCall,
+    TensorArg,
+    activation_dtype,
+    count_io,
+    op_error,
+    require_quant,
+    shape4,
+    window_padding,
+)
+
+
+def pool_call(graph: Graph, op: Op, kernel: str) -> KernelCall:
+    """AVERAGE_POOL_2D and MAX_POOL_2D share everything but the kernel they call."""
+    count_io(graph, op, (1, 1))
+    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+    n, h, w, c = shape4(inp)
+    on, oh, ow, oc = shape4(out)
+    if (on, oc) != (n, c):
+        raise op_error(
+            graph, op, f"output {list(out.shape)} does not fit input {list(inp.shape)}", out.index
+        )
+    kh, kw = int(op.options["FilterHeight"]), int(op.options["FilterWidth"])
+    pad_h, pad_w = window_padding(graph, op, (h, w), (kh, kw), (oh, ow))
+    dims = {
+        "batches": n,
+        "in_h": h,
+        "in_w": w,
+        "channels": c,
+        "out_h": oh,
+        "out_w": ow,
+        "k_h": kh,
+        "k_w": kw,
+        "stride_h": int(op.options["StrideH"]),
+        "stride_w": int(op.options["StrideW"]),
+        "pad_h": pad_h,
+        "pad_w": pad_w,
+        "reverse": 0,
+    }
+    act = int(op.options.get("FusedActivationFunction", 0))
+    args: list[TensorArg | ConstArray | None] = [
+        TensorArg(inp.index),
+        TensorArg(out.index, writable=True),
+    ]
+    overlap = {
+        "inplace": (inplace.windowed(inp.index, dims, c, c, np.arange(c), dtype.size, dtype.size),),
+        "reverse_param": "d.reverse",
+    }
+    if dtype == DType.FLOAT32:
+        lo, hi = quant.activation_range_float(act, op.describe())
+        return KernelCall(
+            f"tinyaot_{kernel}_f32",
+            "tinyaot/pooling.h",
+            "struct tinyaot_pool_f32_params",
+            {"d": dims, "act_min": lo, "act_max": hi},
+            args,
+            **overlap,
+        )
+    require_quant(graph, op, [inp.index, out.index])
+    if (quant.f32(inp.scale), inp.zero_point) != (quant.f32(out.scale), out.zero_point):
+        raise op_error(
+            graph, op, "int8 pooling needs the same scale and zero point in and out", out.index
+        )
+    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    return KernelCall(
+        f"tinyaot_{kernel}_s8",
+        "tinyaot/pooling.h",
+        "struct tinyaot_pool_s8_params",
+        {"d": dims, "act_min": lo, "act_max": hi},
+        args,
+        **overlap,
+    )
