@@ -33,6 +33,7 @@ def _options(args: argparse.Namespace) -> Options:
         arena_alignment=args.arena_alignment,
         arena_section=args.arena_section,
         arena_budget=args.arena_budget,
+        shared_arena=args.shared_arena,
     )
 
 
@@ -100,6 +101,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         "--arena-section",
         metavar="SECTION",
         help="linker section of the pinned arena (default: .bss)",
+    )
+    p.add_argument(
+        "--shared-arena",
+        metavar="POOL",
+        help="share the pinned arena with every model compiled with the same POOL",
     )
     p.add_argument(
         "--arena-budget",

@@ -159,6 +159,7 @@ def generate(c: Compiled) -> dict[str, str]:
         "arena_size": c.plan.size,
         "alignment": c.options.arena_alignment,
         "section": cnames.string(c.options.arena_section) if c.options.arena_section else None,
+        "pool": c.options.shared_arena,
         "weights_size": c.weights_size,
         "headers": sorted({s.call.header for s in c.steps}),
         "arrays": arrays,

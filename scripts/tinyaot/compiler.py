@@ -30,6 +30,8 @@ class Options:
     arena_alignment: int = 16
     arena_section: str | None = None
     arena_budget: int = 0
+    # Models compiled with the same pool name share one arena (never run at once).
+    shared_arena: str | None = None
 
 
 @dataclass
@@ -98,6 +100,17 @@ def compile_model(path: str | Path, options: Options) -> Compiled:
     validate_name(options.name)
     if options.arena_alignment < 4 or options.arena_alignment & (options.arena_alignment - 1):
         raise CompileError(f"arena alignment {options.arena_alignment} must be a power of two >= 4")
+    if options.shared_arena is not None:
+        if not NAME_RE.match(options.shared_arena) or options.shared_arena in C_KEYWORDS:
+            raise CompileError(
+                f"shared arena name '{options.shared_arena}' must be a C identifier of 1 to 32 "
+                "letters, digits and underscores, starting with a letter"
+            )
+        if options.arena_section:
+            raise CompileError(
+                "--arena-section cannot be combined with --shared-arena: a shared arena is a "
+                "common symbol, which the linker always places in .bss"
+            )
     graph = frontend.load(path)
     return compile_graph(graph, options, Path(path).name)
 

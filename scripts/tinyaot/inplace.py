@@ -14,6 +14,9 @@ import numpy as np
 
 from .lowering import InPlace
 
+# A gap so negative that it never binds.
+UNCONSTRAINED = 1 << 40
+
 
 def gaps(rmin: np.ndarray, rmax: np.ndarray, in_size: int, out_size: int) -> tuple[int, int]:
     """(forward, reverse) gaps in bytes from the input element range each output element reads.
@@ -23,17 +26,18 @@ def gaps(rmin: np.ndarray, rmax: np.ndarray, in_size: int, out_size: int) -> tup
     be >= the first gap. Reverse: output offset - input offset >= the second.
     """
     n = rmin.size
+    if n < 2:
+        # One element is read whole before it is written: any overlap is safe.
+        return -UNCONSTRAINED, -UNCONSTRAINED
     e = np.arange(n, dtype=np.int64)
     # Forward: writing element e must not reach input still read by elements > e.
     need_after = np.minimum.accumulate(rmin[::-1])[::-1]
     need_after = np.append(need_after[1:], np.iinfo(np.int64).max // 4)[:n]
     fwd = (e + 1) * out_size - need_after * in_size
-    forward = int(max(np.max(fwd[:-1]) if n > 1 else 0, -(1 << 40)))
     # Reverse: writing element e must stay above input still read by elements < e.
     need_before = np.maximum.accumulate(rmax)
     rev = need_before[:-1] * in_size + in_size - e[1:] * out_size
-    reverse = int(np.max(rev)) if n > 1 else 0
-    return forward, reverse
+    return int(np.max(fwd[:-1])), int(np.max(rev))
 
 
 def window_ranges(

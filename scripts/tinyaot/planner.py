@@ -77,7 +77,7 @@ def _greedy(
             ban = forbidden(b, a, offsets[a.key], rules.get((min(a.key, b.key), max(a.key, b.key))))
             if ban:
                 bans.append(ban)
-        candidates = sorted({0, *(_align(hi, alignment) for _, hi in bans)})
+        candidates = sorted({0, *(_align(hi, alignment) for _, hi in bans if hi > 0)})
         offsets[b.key] = next(c for c in candidates if all(c <= lo or c >= hi for lo, hi in bans))
         placed.append(b)
     return offsets

@@ -1,8 +1,21 @@
-"""Human-readable figures about a compiled model: the one-line build summary and the report."""
+"""What a firmware engineer asks of a model: where RAM and flash go, op by op.
+
+`summary` is the one line the build prints; `text` the full report; `svg` the
+arena drawn over time (x: step, y: offset, one rectangle per tensor).
+"""
 
 from __future__ import annotations
 
+import shutil
+import subprocess
+import tempfile
+from html import escape
+from pathlib import Path
+
+from . import codegen
 from .compiler import Compiled
+
+CRT = Path(__file__).resolve().parents[2] / "crt"
 
 
 def summary(c: Compiled) -> str:
@@ -12,9 +25,129 @@ def summary(c: Compiled) -> str:
     )
 
 
-def text(c: Compiled) -> str:
-    return summary(c) + "\n"
+def code_size(c: Compiled) -> int | None:
+    """Thumb-2 code bytes (generated + the runtime files it uses) at -Os, if the ARM
+    toolchain is there to measure it; an honest number beats a guess."""
+    gcc, size = shutil.which("arm-none-eabi-gcc"), shutil.which("arm-none-eabi-size")
+    if not gcc or not size:
+        return None
+    with tempfile.TemporaryDirectory() as tmp:
+        out = Path(tmp)
+        for fname, text in codegen.generate(c).items():
+            (out / fname).write_text(text)
+        sources = [out / f"{c.options.name}.c"]
+        for header in sorted({s.call.header for s in c.steps}):
+            stem = Path(header).stem
+            sources += sorted((CRT / "src").glob(f"{stem}*.c"))
+        used = {s.call.function for s in c.steps}
+        if any("softmax_f32" in f for f in used):
+            sources.append(CRT / "src" / "expf.c")
+        objs = []
+        for i, src in enumerate(dict.fromkeys(sources)):
+            obj = out / f"{i}.o"
+            cmd = [
+                gcc,
+                "-mcpu=cortex-m3",
+                "-mthumb",
+                "-Os",
+                "-std=c99",
+                "-ffunction-sections",
+                "-I",
+                str(out),
+                "-I",
+                str(CRT / "include"),
+                "-c",
+                str(src),
+                "-o",
+                str(obj),
+            ]
+            if subprocess.run(cmd, capture_output=True).returncode != 0:
+                return None
+            objs.append(str(obj))
+        done = subprocess.run([size, "-A", *objs], capture_output=True, text=True)
+        if done.returncode != 0:
+            return None
+        return sum(
+            int(parts[1])
+            for line in done.stdout.splitlines()
+            if (parts := line.split()) and parts[0].startswith(".text") and len(parts) >= 2
+        )
+
+
+def text(c: Compiled, measure_code: bool = True) -> str:
+    g = c.graph
+    lines = [f"model {c.options.name} ({c.source_name})", "", "ops:"]
+    lines.append(f"  {'#':>3}  {'op':<20} {'kernel':<22} {'output shape':<18} {'MACs':>10}")
+    step_of = {s.op.index: s for s in c.steps}
+    for op in g.ops:
+        step = step_of.get(op.index)
+        kernel = step.call.function if step else "(view: no code)"
+        shape = "x".join(str(d) for d in g.tensors[op.outputs[0]].shape)
+        macs = step.call.macs if step else 0
+        lines.append(f"  {op.index:>3}  {op.kind:<20} {kernel:<22} {shape:<18} {macs:>10}")
+    lines += [
+        "",
+        f"arena tensors (steps: first write .. last read; -1 = input, {len(c.steps)} = output):",
+    ]
+    lines.append(f"  {'tensor':>6}  {'bytes':>7}  {'steps':>9}  {'offset':>7}  name")
+    for key, buf in sorted(c.plan.buffers.items(), key=lambda kv: (c.plan.offsets[kv[0]], kv[0])):
+        t = g.tensors[key]
+        views = [i for i, r in c.root.items() if r == key and i != key]
+        name = (t.name if len(t.name) <= 60 else t.name[:57] + "...") + (
+            f" (+ {len(views)} view)" if views else ""
+        )
+        live = f"{buf.start:>4}..{buf.end:<4}"
+        lines.append(f"  {key:>6}  {buf.size:>7}  {live}  {c.plan.offsets[key]:>7}  {name}")
+    code = code_size(c) if measure_code else None
+    largest = max((b.size for b in c.plan.buffers.values()), default=0)
+    lines += [
+        "",
+        f"arena:   {c.plan.size} bytes (largest tensor {largest})",
+        f"weights: {c.weights_size} bytes (const, in flash)",
+        f"code:    {code} bytes (.text, Cortex-M3 -Os: generated code + runtime kernels)"
+        if code is not None
+        else "code:    not measured (arm-none-eabi-gcc not found)",
+        f"MACs:    {c.macs}",
+    ]
+    return "\n".join(lines) + "\n"
 
 
 def svg(c: Compiled) -> str:
-    return ""
+    """The arena over time: one rectangle per tensor, from its first write to its last read."""
+    width, height, left, top, bottom = 960, 560, 70, 40, 40
+    steps = len(c.steps) + 2
+    size = max(c.plan.size, 1)
+    x_of = lambda step: left + (step + 1) * (width - left - 20) / steps  # noqa: E731
+    y_of = lambda off: top + off * (height - top - bottom) / size  # noqa: E731
+    palette = ["#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1"]
+    out = [
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        'font-family="sans-serif" font-size="11">',
+        f'<text x="{left}" y="20" font-size="14">{escape(c.options.name)}: arena {c.plan.size} B '
+        f"over {len(c.steps)} steps (x: step, y: offset)</text>",
+        f'<rect x="{left}" y="{top}" width="{width - left - 20}" height="{height - top - bottom}" '
+        'fill="none" stroke="#999"/>',
+    ]
+    for i, (key, buf) in enumerate(sorted(c.plan.buffers.items())):
+        off = c.plan.offsets[key]
+        x0, x1 = x_of(buf.start), x_of(buf.end + 1)
+        y0, y1 = y_of(off), y_of(off + buf.size)
+        name = escape(c.graph.tensors[key].name)
+        out.append(
+            f'<rect x="{x0:.1f}" y="{y0:.1f}" width="{x1 - x0:.1f}" height="{max(y1 - y0, 1):.1f}" '
+            f'fill="{palette[i % len(palette)]}" fill-opacity="0.6" stroke="#333">'
+            f"<title>tensor {key} {name}: {buf.size} B at {off}, steps {buf.start}..{buf.end}"
+            "</title></rect>"
+        )
+        if y1 - y0 > 12:
+            out.append(f'<text x="{x0 + 3:.1f}" y="{y0 + 12:.1f}">{key}: {buf.size} B</text>')
+    for s in range(len(c.steps)):
+        x = (x_of(s) + x_of(s + 1)) / 2
+        out.append(f'<text x="{x:.1f}" y="{height - 22}" text-anchor="middle">{s}</text>')
+    for frac in (0, 0.25, 0.5, 0.75, 1):
+        y = y_of(size * frac)
+        out.append(
+            f'<text x="{left - 6}" y="{y + 4:.1f}" text-anchor="end">{int(size * frac)}</text>'
+        )
+    out.append("</svg>")
+    return "\n".join(out) + "\n"
