@@ -9,6 +9,17 @@
  *   done
  *
  * Built with -DMODEL_HEADER="\"kws.h\"" -DMODEL_PREFIX=kws so one source serves every model.
+ *
+ * Built with -DTINYAOT_PROFILE as well (the whole firmware, so the generated code calls the
+ * runtime's profiling hook after each op), it also reports every op's SysTick cycles, and
+ * once the cycles an empty op reports, the hook's own cost included in each op's figure:
+ *
+ *   prof_overhead ticks=<cycles>
+ *   prof <set> <op index> <op name> ticks=<cycles>
+ *
+ * The printing happens inside the invoke but between two clock readings, so no op is charged
+ * for it; the invoke's total ticks and peak stack do include it, so take those from a build
+ * without TINYAOT_PROFILE.
  */
 
 #include <stdint.h>
@@ -19,6 +30,10 @@
 #endif
 
 #include MODEL_HEADER
+
+#ifdef TINYAOT_PROFILE
+#include <tinyaot/profile.h>
+#endif
 
 /* Two levels so that MODEL_PREFIX is expanded before it is pasted. */
 #define HARNESS_CAT2(a, b) a##b
@@ -168,6 +183,54 @@ static void write_field(const char *label, uint64_t value)
 	harness_write_uint(value);
 }
 
+#ifdef TINYAOT_PROFILE
+/* The input set being run, for the report lines; -1 while calibrating, when nothing is printed. */
+static int32_t profile_set = -1;
+static uint32_t profile_calibration;
+
+/*
+ * The runtime subtracts two readings modulo 2^32, so truncating the 64-bit count is exact for
+ * any op shorter than 2^32 cycles (over 1.3e9 instructions on either board).
+ */
+uint32_t tinyaot_profile_clock(void)
+{
+	return (uint32_t)cycles_now();
+}
+
+void tinyaot_profile_op(const char *model, int32_t index, const char *op, uint32_t cycles)
+{
+	(void)model;
+	if (profile_set < 0) {
+		profile_calibration = cycles;
+		return;
+	}
+	write_field("prof ", (uint64_t)profile_set);
+	write_field(" ", (uint64_t)index);
+	harness_write(" ");
+	harness_write(op);
+	write_field(" ticks=", cycles);
+	harness_write("\n");
+}
+
+/*
+ * An op that does nothing, timed the way the generated code times its ops: between the clock
+ * reading that ends one tinyaot_profile_step() and the one in the next, so what it reports is
+ * the cost of the hook calls that every op's figure includes. The first step only starts the
+ * pattern; the hook keeps the second's figure.
+ */
+static void profile_calibrate(const char *model)
+{
+	uint32_t t;
+
+	profile_set = -1;
+	t = tinyaot_profile_clock();
+	t = tinyaot_profile_step(model, -1, "", t);
+	(void)tinyaot_profile_step(model, -1, "", t);
+	write_field("prof_overhead ticks=", profile_calibration);
+	harness_write("\n");
+}
+#endif
+
 static int check_inputs(const struct tinyaot_model_info *info)
 {
 	uint32_t set;
@@ -224,6 +287,9 @@ int main(void)
 	if (check_inputs(info) != 0) {
 		return EXIT_BAD_INPUTS;
 	}
+#ifdef TINYAOT_PROFILE
+	profile_calibrate(info->name);
+#endif
 
 	for (set = 0; set < harness_num_sets; set++) {
 		uint64_t ticks;
@@ -237,6 +303,9 @@ int main(void)
 			       harness_input_size[index]);
 		}
 
+#ifdef TINYAOT_PROFILE
+		profile_set = (int32_t)set;
+#endif
 		stack_paint(floor);
 		start = cycles_now();
 		rc = MODEL(_invoke)(NULL);

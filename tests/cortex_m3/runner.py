@@ -8,6 +8,11 @@ crt/src/*.c and an inputs.c written here from the caller's input bytes. It runs 
 once and prints results over ARM semihosting; qemu runs with -icount so that the SysTick cycle
 count main.c reports is a deterministic function of the executed instruction count (see
 TICKS_PER_INSTRUCTION).
+
+build_auto() (or board="auto") picks the board from the firmware's measured sizes
+(choose_board); flash_split() attributes the flash to weights, generated code, runtime and
+harness from the link map; extra_cflags=["-DTINYAOT_PROFILE"] adds per-op ticks
+(RunResult.profile).
 """
 
 from __future__ import annotations
@@ -20,7 +25,7 @@ import tempfile
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
 
@@ -32,6 +37,7 @@ CRT_SRC = REPO_ROOT / "crt" / "src"
 GCC = "arm-none-eabi-gcc"
 SIZE = "arm-none-eabi-size"
 NM = "arm-none-eabi-nm"
+READELF = "arm-none-eabi-readelf"
 QEMU = "qemu-system-arm"
 
 # Board name (qemu -M value) -> linker script in this folder.
@@ -61,6 +67,26 @@ TICKS_PER_INSTRUCTION: dict[str, float] = {
 }
 
 QEMU_ICOUNT = "shift=7,sleep=off,align=off"
+
+# Flash and RAM of each board as its linker script declares them, in bytes.
+BOARD_MEMORY: dict[str, tuple[int, int]] = {
+    "lm3s6965evb": (256 * 1024, 64 * 1024),
+    "mps2-an385": (4 * 1024 * 1024, 4 * 1024 * 1024),
+}
+
+# choose_board() takes the first board that fits: lm3s6965evb is the machine behind Zephyr's
+# qemu_cortex_m3 and a realistic part; mps2-an385 is the same core with room for the rest.
+BOARD_PREFERENCE: list[str] = ["lm3s6965evb", "mps2-an385"]
+
+# Stack bytes a firmware must leave free to be given a board: lm3s6965evb.ld's __min_stack_size,
+# so that a firmware choose_board() accepts also links. The deepest stack measured on any
+# shared model is a few hundred bytes (RunResult.stack), well inside it.
+STACK_RESERVE = 4096
+
+# Object file name prefixes given by compile_sources(), by which flash_split() attributes
+# every byte of flash to the generated code, the runtime or the harness.
+MODEL_OBJECT_PREFIX = "model_"
+CRT_OBJECT_PREFIX = "crt_"
 
 # Exit statuses of the firmware (main.c and startup.c).
 EXIT_OK = 0
@@ -108,6 +134,14 @@ class RunTimeoutError(RunError):
     """qemu ran past the timeout and was killed."""
 
 
+class OpTicks(NamedTuple):
+    """SysTick ticks of one op of a profiled invoke, as tinyaot_profile_op() reported them."""
+
+    index: int  # the op's index in the .tflite, as the generated code numbers it
+    op: str  # the TFLite builtin name, e.g. CONV_2D
+    ticks: int
+
+
 @dataclass(frozen=True)
 class RunResult:
     """What one firmware run reported, indexed by input set (and output index for outputs)."""
@@ -126,6 +160,11 @@ class RunResult:
     exit_status: int
     log: str
     wall_seconds: float
+    # Only from firmware built with -DTINYAOT_PROFILE (see main.c): profile[set] lists the ops
+    # in execution order, and profile_overhead is the ticks an empty op reports, i.e. the
+    # hook's own cost that every op's ticks include.
+    profile: list[list[OpTicks]] = field(default_factory=list)
+    profile_overhead: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -147,7 +186,7 @@ class Symbol(NamedTuple):
 
 def missing_tools() -> list[str]:
     """Names of the external tools that are not on PATH, so tests can skip with a reason."""
-    return [tool for tool in (GCC, SIZE, NM, QEMU) if shutil.which(tool) is None]
+    return [tool for tool in (GCC, SIZE, NM, READELF, QEMU) if shutil.which(tool) is None]
 
 
 def _require_tools() -> None:
@@ -327,9 +366,7 @@ def compile_sources(
     return Objects(workdir, name, opt, [objdir / f"{stem}.o" for _, stem in sources])
 
 
-def link(
-    objects: Objects, board: str = "lm3s6965evb", extra_ldflags: Sequence[str] = ()
-) -> Path:
+def link(objects: Objects, board: str = "lm3s6965evb", extra_ldflags: Sequence[str] = ()) -> Path:
     """Link compiled objects for one board into <workdir>/<name>.elf (and .map, with --cref)."""
     _require_tools()
     board = _board(board)
@@ -456,12 +493,16 @@ _OUT_RE = re.compile(r"^out (?P<set>\d+) (?P<index>\d+) (?P<hex>[0-9a-f]*)$")
 _RET_RE = re.compile(
     r"^ret (?P<set>\d+) rc=(?P<rc>-?\d+) ticks=(?P<ticks>\d+) stack=(?P<stack>\d+)$"
 )
+_PROF_RE = re.compile(r"^prof (?P<set>\d+) (?P<index>\d+) (?P<op>\S+) ticks=(?P<ticks>\d+)$")
+_PROF_OVERHEAD_RE = re.compile(r"^prof_overhead ticks=(?P<ticks>\d+)$")
 
 
 def _parse(log: str, elf: Path, board: str, exit_status: int, wall: float) -> RunResult:
     info = None
     outputs: dict[int, dict[int, bytes]] = {}
     rets: dict[int, tuple[int, int, int]] = {}
+    profile: dict[int, list[OpTicks]] = {}
+    overhead: int | None = None
     for line in log.splitlines():
         if m := _OUT_RE.match(line):
             outputs.setdefault(int(m["set"]), {})[int(m["index"])] = bytes.fromhex(m["hex"])
@@ -469,6 +510,12 @@ def _parse(log: str, elf: Path, board: str, exit_status: int, wall: float) -> Ru
             rets[int(m["set"])] = (int(m["rc"]), int(m["ticks"]), int(m["stack"]))
         elif m := _INFO_RE.match(line):
             info = m
+        elif m := _PROF_RE.match(line):
+            profile.setdefault(int(m["set"]), []).append(
+                OpTicks(int(m["index"]), m["op"], int(m["ticks"]))
+            )
+        elif m := _PROF_OVERHEAD_RE.match(line):
+            overhead = int(m["ticks"])
     if info is None:
         raise ValueError("no 'info' line")
     sets = int(info["sets"])
@@ -488,6 +535,8 @@ def _parse(log: str, elf: Path, board: str, exit_status: int, wall: float) -> Ru
         exit_status=exit_status,
         log=log,
         wall_seconds=wall,
+        profile=[profile.get(s, []) for s in range(sets)] if profile else [],
+        profile_overhead=overhead,
     )
 
 
@@ -578,18 +627,35 @@ def build_and_run(
     check: bool = True,
     crt_sources: Sequence[Path] | None = None,
     extra_cflags: Sequence[str] = (),
+    jobs: int | None = None,
 ) -> RunResult:
-    """build() then run(): the one call a test needs for a model and its input sets."""
-    elf = build(
-        model_dir,
-        name,
-        inputs,
-        board,
-        opt,
-        workdir,
-        crt_sources=crt_sources,
-        extra_cflags=extra_cflags,
-    )
+    """build() then run(): the one call a test needs for a model and its input sets.
+
+    board="auto" builds with build_auto(); RunResult.board says which board it chose.
+    """
+    if board == "auto":
+        elf, board = build_auto(
+            model_dir,
+            name,
+            inputs,
+            opt,
+            workdir,
+            crt_sources=crt_sources,
+            extra_cflags=extra_cflags,
+            jobs=jobs,
+        )
+    else:
+        elf = build(
+            model_dir,
+            name,
+            inputs,
+            board,
+            opt,
+            workdir,
+            crt_sources=crt_sources,
+            extra_cflags=extra_cflags,
+            jobs=jobs,
+        )
     return run(elf, board, timeout, check=check)
 
 
@@ -659,3 +725,193 @@ def size(elf: Path, is_weight: Callable[[str], bool] | None = None) -> dict[str,
         "inputs": sum(s.size for s in const_syms if s.name.startswith("harness_in")),
         "other": text - code - const,
     }
+
+
+# Output sections that occupy flash (.data for its load image); the linker scripts define them.
+_FLASH_SECTIONS = frozenset(
+    {".isr_vector", ".text", ".rodata", ".ARM.extab", ".ARM.exidx", ".init_array", ".data"}
+)
+_HEX = r"0x[0-9a-fA-F]+"
+_MAP_OUTPUT_RE = re.compile(rf"^(?P<name>[^\s*]\S*)(?:\s+{_HEX}\s+{_HEX}.*)?$")
+_MAP_INPUT_RE = re.compile(
+    rf"^ (?P<name>[^\s(]+)\s+{_HEX}\s+(?P<size>{_HEX})(?:\s+(?P<file>\S.*))?$"
+)
+_MAP_INPUT_NAME_RE = re.compile(r"^ (?P<name>\.\S+)$")
+_MAP_INPUT_REST_RE = re.compile(rf"^\s+{_HEX}\s+(?P<size>{_HEX})\s+(?P<file>[^\s(]\S*.*)$")
+
+
+class MapSection(NamedTuple):
+    """One input section the link kept, from the map file."""
+
+    output: str  # the output section it went to, e.g. .rodata
+    name: str  # the input section, e.g. .rodata.kws_w3, or *fill* for padding
+    size: int
+    file: str  # object path, "lib.a(member.o)", or "" for padding
+
+
+def map_sections(map_path: Path) -> list[MapSection]:
+    """The kept input sections of a GNU ld map file, in address order.
+
+    Input sections are listed as " <name> <address> <size> <file>", or with the name alone on
+    its line when it is long and the rest on the next one; lines with one address are symbols
+    or assignments and are skipped.
+    """
+    text = Path(map_path).read_text()
+    body = text.split("Linker script and memory map", 1)[-1]
+    body = body.split("Cross Reference Table", 1)[0]
+    sections: list[MapSection] = []
+    output = ""
+    pending: str | None = None
+    for line in body.splitlines():
+        if pending is not None:
+            rest = _MAP_INPUT_REST_RE.match(line)
+            if rest:
+                sections.append(
+                    MapSection(output, pending, int(rest["size"], 16), rest["file"].strip())
+                )
+            pending = None
+            if rest:
+                continue
+        if not line.strip():
+            continue
+        if not line[0].isspace():
+            m = _MAP_OUTPUT_RE.match(line)
+            output = m["name"] if m else ""
+        elif m := _MAP_INPUT_RE.match(line):
+            sections.append(
+                MapSection(output, m["name"], int(m["size"], 16), (m["file"] or "").strip())
+            )
+        elif m := _MAP_INPUT_NAME_RE.match(line):
+            pending = m["name"]
+    return sections
+
+
+def cross_references(map_path: Path) -> dict[str, list[str]]:
+    """Symbol -> files from the map's --cref table: the defining file first, then the users."""
+    text = Path(map_path).read_text()
+    if "Cross Reference Table" not in text:
+        raise HarnessError(f"{map_path} has no cross reference table (link with -Wl,--cref)")
+    table = text.split("Cross Reference Table", 1)[1]
+    refs: dict[str, list[str]] = {}
+    symbol: str | None = None
+    for line in table.splitlines():
+        if not line.strip() or line.startswith("Symbol "):
+            continue
+        if not line[0].isspace():
+            parts = line.split(None, 1)
+            symbol = parts[0]
+            refs[symbol] = [parts[1].strip()] if len(parts) > 1 else []
+        elif symbol is not None:
+            refs[symbol].append(line.strip())
+    return refs
+
+
+def _relocated_symbols(obj: str, section_names: set[str]) -> set[str]:
+    """Symbols referenced by relocations in the given sections of an object file."""
+    proc = subprocess.run(
+        [READELF, "-rW", obj], check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL
+    )
+    if proc.returncode != 0:
+        raise HarnessError(f"{READELF} -rW {obj} failed:\n{proc.stderr}")
+    result: set[str] = set()
+    wanted = False
+    for line in proc.stdout.splitlines():
+        if line.startswith("Relocation section '"):
+            relocated = line.split("'")[1]
+            # .rel.text.foo relocates .text.foo (ARM uses REL; RELA for completeness).
+            target = relocated.removeprefix(".rela").removeprefix(".rel")
+            wanted = target in section_names
+        elif wanted:
+            parts = line.split()
+            if len(parts) >= 5 and parts[2].startswith("R_ARM_"):
+                result.add(parts[4])
+    return result
+
+
+def _is_library(file: str) -> bool:
+    return ".a(" in file
+
+
+def _object_kind(file: str) -> str:
+    base = os.path.basename(file)
+    if _is_library(file):
+        return "library"
+    if base.startswith(MODEL_OBJECT_PREFIX):
+        return "model"
+    if base.startswith(CRT_OBJECT_PREFIX):
+        return "crt"
+    return "harness"
+
+
+def flash_split(elf: Path, name: str) -> dict[str, int]:
+    """Attribute every byte of the firmware's flash, from the link map next to the ELF.
+
+    Keys, in bytes:
+      weights          the model's constant arrays: <name>_w<N> (tensors of the model) and
+                       <name>_c<N> (tables computed at compile time: per-channel multipliers
+                       and shifts)
+      generated_code   .text of the generated model (<name>.c)
+      runtime_code     .text of the runtime (crt/src) kept by the link
+      library_code     libgcc/newlib members the model and runtime call (soft-float, memcpy,
+                       64-bit division), followed transitively; those only the harness calls
+                       are not counted
+      generated_const  the model's other read-only data: params structs (<name>_op<N>), the
+                       <name>_info descriptor with its tensor infos and shapes, I/O offsets,
+                       name strings
+      runtime_const    read-only data of the runtime (lookup tables)
+      code             the five above: what a firmware pays in flash besides the weights
+      harness          everything else (main.c, startup.c, the baked-in inputs, the vector
+                       table, alignment padding)
+      flash            text + data of the ELF, the sum of all the above
+    """
+    map_path = Path(elf).with_suffix(".map")
+    sections = [s for s in map_sections(map_path) if s.output in _FLASH_SECTIONS and s.size]
+    weight_re = re.compile(rf"^\.rodata\.{re.escape(name)}_[wc]\d+$")
+
+    # Library members reached from the model's and runtime's kept sections only: an object
+    # may reference a helper from a function the link discarded.
+    kept: dict[str, set[str]] = {}
+    for s in sections:
+        if _object_kind(s.file) in ("model", "crt"):
+            kept.setdefault(s.file, set()).add(s.name)
+    refs = cross_references(map_path)
+    uses: dict[str, set[str]] = {}
+    for symbol, files in refs.items():
+        for user in files[1:]:
+            uses.setdefault(user, set()).add(symbol)
+    todo = [sym for obj, names in kept.items() for sym in _relocated_symbols(obj, names)]
+    members: set[str] = set()
+    while todo:
+        files = refs.get(todo.pop())
+        if files and _is_library(files[0]) and files[0] not in members:
+            members.add(files[0])
+            todo.extend(uses.get(files[0], ()))
+
+    split = dict.fromkeys(
+        (
+            "weights",
+            "generated_code",
+            "runtime_code",
+            "library_code",
+            "generated_const",
+            "runtime_const",
+        ),
+        0,
+    )
+    for s in sections:
+        kind = _object_kind(s.file)
+        is_text = s.output == ".text"
+        if kind == "model":
+            if weight_re.match(s.name):
+                split["weights"] += s.size
+            else:
+                split["generated_code" if is_text else "generated_const"] += s.size
+        elif kind == "crt":
+            split["runtime_code" if is_text else "runtime_const"] += s.size
+        elif kind == "library" and s.file in members:
+            split["library_code"] += s.size
+    split["code"] = sum(split.values()) - split["weights"]
+    flash = size(elf)["flash"]
+    split["harness"] = flash - split["code"] - split["weights"]
+    split["flash"] = flash
+    return split

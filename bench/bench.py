@@ -1,0 +1,370 @@
+"""The tinyaot benchmark: memory, flash and Cortex-M3 instruction counts per model.
+
+    python3 bench/bench.py [--layers] [--json FILE] [--opt -O2|-Os] [models...]
+
+For every model (default: all of ../shared/models) it compiles the model, builds it with the
+bare-metal harness of tests/cortex_m3 and runs it under qemu, and prints:
+
+  ops, MACs          from the compiler (ops of the .tflite; MACs of CONV_2D, DEPTHWISE_CONV_2D
+                     and FULLY_CONNECTED)
+  arena              tinyaot's arena in bytes (inputs and outputs included)
+  TFLM head / min    TFLite Micro's arena, measured with bench/tflm_arena.py: the planned
+                     activations, and the smallest arena_size the interpreter accepts
+  arena/min          tinyaot's arena over TFLM's minimum
+  weights, code      flash at -Os, from the link map (tests/cortex_m3/runner.flash_split)
+  instr, instr/MAC   Cortex-M3 instructions per inference at --opt (default -O2): SysTick
+                     ticks under qemu -icount, divided by the board's ticks per instruction
+
+With --layers, the same per op from a build with -DTINYAOT_PROFILE. Figures are counts, not
+times: they are exact and repeat from run to run. See bench/README.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path[:0] = [str(REPO / "scripts"), str(REPO / "tests" / "cortex_m3"), str(REPO / "tests")]
+
+import numpy as np  # noqa: E402
+import runner  # noqa: E402
+from reference import Reference, model_paths  # noqa: E402
+from tflm_arena import tflm_arena  # noqa: E402
+from tinyaot import codegen  # noqa: E402
+from tinyaot.compiler import Compiled, Options, compile_model  # noqa: E402
+
+FLASH_OPT = "-Os"
+QEMU_TIMEOUT = 600.0
+FLOAT_RTOL = 1e-5
+
+
+@dataclass
+class Layer:
+    """One op of the model; instructions is None for ops that run no code (aliases)."""
+
+    index: int
+    op: str
+    macs: int
+    instructions: int | None = None
+    instructions_per_mac: float | None = None
+
+
+@dataclass
+class Result:
+    """Every figure of one model, as written to the JSON file."""
+
+    model: str
+    ops: int
+    macs: int
+    arena: int
+    tflm_arena_head: int
+    tflm_arena_min: int
+    arena_vs_tflm_min: float
+    flash: dict[str, int]
+    flash_board: str
+    board: str
+    instructions: int
+    instructions_per_mac: float | None
+    matches_tflm: bool
+    qemu_seconds: float
+    layers: list[Layer] = field(default_factory=list)
+    # The invoke's instructions outside every op (argument checks, calls) less the residue of
+    # the hook's cost the calibration misses, within a couple of instructions per op.
+    layers_unattributed: int | None = None
+
+
+def _per_mac(instructions: int | None, macs: int) -> float | None:
+    return round(instructions / macs, 3) if instructions is not None and macs else None
+
+
+def _generate(model: Path, out: Path) -> Compiled:
+    """Compile with the compiler's API (the per-op MACs are only there) and write the sources."""
+    compiled = compile_model(model, Options(name=model.stem))
+    out.mkdir(parents=True, exist_ok=True)
+    for fname, text in codegen.generate(compiled).items():
+        (out / fname).write_text(text, encoding="utf-8")
+    return compiled
+
+
+def _matches(raw: list[bytes], want: list[np.ndarray]) -> bool:
+    """int8 byte for byte, float32 within FLOAT_RTOL of the output's largest magnitude."""
+    for data, w in zip(raw, want, strict=True):
+        got = np.frombuffer(data, dtype=w.dtype).reshape(w.shape)
+        if w.dtype.kind == "f":
+            scale = max(float(np.max(np.abs(w))), np.finfo(np.float32).tiny)
+            if float(np.max(np.abs(got.astype(np.float64) - w))) / scale > FLOAT_RTOL:
+                return False
+        elif got.tobytes() != w.tobytes():
+            return False
+    return True
+
+
+@dataclass
+class Prepared:
+    """What measure() needs from the Python side: compiled model, input, reference output."""
+
+    model: Path
+    compiled: Compiled
+    gen: Path
+    inputs: list[bytes]
+    want: list[np.ndarray]
+    tflm: dict[str, int]
+
+
+def prepare(model: Path, workdir: Path) -> Prepared:
+    """Compile the model and compute TFLM's output and arena.
+
+    Run in the main thread, one model at a time: tflm_arena() redirects file descriptor 2 of
+    the whole process while it runs, which concurrent threads would tangle.
+    """
+    gen = workdir / "gen"
+    compiled = _generate(model, gen)
+    ref = Reference(model)
+    # Seeded by the name, like tests/cortex_m3, so every run measures the same inference:
+    # counts depend slightly on the data (clamps, soft-float), not on the run.
+    x = ref.random_inputs(np.random.default_rng(zlib.crc32(model.stem.encode())))
+    want = ref.run(x)
+    return Prepared(model, compiled, gen, [a.tobytes() for a in x], want, tflm_arena(str(model)))
+
+
+def measure(p: Prepared, opt: str, layers: bool, workdir: Path) -> Result:
+    """Build and run one model under qemu; every figure of its Result."""
+    name = p.model.stem
+    compiled = p.compiled
+
+    def build_run(build_opt: str, tag: str, cflags: list[str]) -> runner.RunResult:
+        return runner.build_and_run(
+            p.gen,
+            name,
+            [p.inputs],
+            "auto",
+            build_opt,
+            workdir / tag,
+            QEMU_TIMEOUT,
+            extra_cflags=cflags,
+            jobs=1,
+        )
+
+    timed = build_run(opt, f"run{opt}", [])
+    sized = timed if opt == FLASH_OPT else build_run(FLASH_OPT, f"size{FLASH_OPT}", [])
+    instructions = round(timed.instructions()[0])
+
+    result = Result(
+        model=name,
+        ops=len(compiled.graph.ops),
+        macs=compiled.macs,
+        arena=compiled.plan.size,
+        tflm_arena_head=p.tflm["head"],
+        tflm_arena_min=p.tflm["min"],
+        arena_vs_tflm_min=round(compiled.plan.size / p.tflm["min"], 3),
+        flash=runner.flash_split(sized.elf, name),
+        flash_board=sized.board,
+        board=timed.board,
+        instructions=instructions,
+        instructions_per_mac=_per_mac(instructions, compiled.macs),
+        matches_tflm=_matches(timed.outputs[0], p.want),
+        qemu_seconds=round(timed.wall_seconds, 2),
+    )
+    if layers:
+        profiled = build_run(opt, f"profile{opt}", ["-DTINYAOT_PROFILE"])
+        # Each op's ticks include the hook's cost around it; an empty op measured it.
+        overhead = profiled.profile_overhead or 0
+        ticks = {op.index: op.ticks - overhead for op in profiled.profile[0]}
+        macs = {step.op.index: step.call.macs for step in compiled.steps}
+        for op in compiled.graph.ops:
+            count = (
+                round(runner.instructions(ticks[op.index], profiled.board))
+                if op.index in ticks
+                else None
+            )
+            mac = macs.get(op.index, 0)
+            result.layers.append(Layer(op.index, op.kind, mac, count, _per_mac(count, mac)))
+        result.layers_unattributed = instructions - sum(
+            layer.instructions or 0 for layer in result.layers
+        )
+    return result
+
+
+def _k(value: float) -> str:
+    return f"{value / 1e6:.2f}M" if value >= 1e6 else f"{value / 1e3:.1f}k"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "-" if value is None else f"{value:.{digits}f}"
+
+
+def _table(rows: list[list[str]], right: set[int]) -> str:
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for n, row in enumerate(rows):
+        cells = [
+            c.rjust(w) if i in right else c.ljust(w)
+            for i, (c, w) in enumerate(zip(row, widths, strict=True))
+        ]
+        lines.append("  ".join(cells).rstrip())
+        if n == 0:
+            lines.append("  ".join("-" * w for w in widths))
+    return "\n".join(lines)
+
+
+def summary_table(results: list[Result], opt: str) -> str:
+    """The main table: one row per model."""
+    rows = [
+        [
+            "model",
+            "ops",
+            "MACs",
+            "arena",
+            "TFLM head",
+            "TFLM min",
+            "arena/min",
+            "weights",
+            f"code{FLASH_OPT}",
+            f"instr{opt}",
+            "instr/MAC",
+            "board",
+            "qemu s",
+        ]
+    ]
+    for r in results:
+        rows.append(
+            [
+                r.model + ("" if r.matches_tflm else " (OUTPUT DIFFERS)"),
+                str(r.ops),
+                _k(r.macs) if r.macs else "0",
+                str(r.arena),
+                str(r.tflm_arena_head),
+                str(r.tflm_arena_min),
+                _num(r.arena_vs_tflm_min),
+                str(r.flash["weights"]),
+                str(r.flash["code"]),
+                str(r.instructions),
+                _num(r.instructions_per_mac),
+                r.board,
+                _num(r.qemu_seconds),
+            ]
+        )
+    return _table(rows, right=set(range(1, 11)) | {12})
+
+
+def flash_table(results: list[Result]) -> str:
+    """Where the code bytes of the main table come from."""
+    keys = [
+        "generated_code",
+        "runtime_code",
+        "library_code",
+        "generated_const",
+        "runtime_const",
+        "code",
+        "weights",
+    ]
+    heads = ["gen .text", "crt .text", "libgcc/libc", "gen const", "crt const", "code", "weights"]
+    rows = [["model", *heads]]
+    rows += [[r.model, *(str(r.flash[k]) for k in keys)] for r in results]
+    return _table(rows, right=set(range(1, len(rows[0]))))
+
+
+def layers_table(r: Result, opt: str) -> str:
+    """Per op of one model; ops without instructions are aliases that run no code."""
+    rows = [["op", "kind", "MACs", f"instr{opt}", "instr/MAC"]]
+    for layer in r.layers:
+        rows.append(
+            [
+                str(layer.index),
+                layer.op,
+                str(layer.macs),
+                "alias" if layer.instructions is None else str(layer.instructions),
+                _num(layer.instructions_per_mac),
+            ]
+        )
+    rows.append(["", "invoke - sum of ops", "", str(r.layers_unattributed), ""])
+    rows.append(["", "total", str(r.macs), str(r.instructions), _num(r.instructions_per_mac)])
+    return _table(rows, right={0, 2, 3, 4})
+
+
+def _tool_version(command: str) -> str:
+    out = subprocess.run([command, "--version"], capture_output=True, text=True, check=False)
+    return out.stdout.splitlines()[0] if out.stdout else "?"
+
+
+def _resolve(models: list[str]) -> list[Path]:
+    if not models:
+        return model_paths()
+    known = {p.stem: p for p in model_paths()}
+    paths = []
+    for m in models:
+        path = Path(m)
+        if path.suffix == ".tflite" and path.is_file():
+            paths.append(path.resolve())
+        elif m in known:
+            paths.append(known[m])
+        else:
+            raise SystemExit(f"bench: no model '{m}' (known: {', '.join(known)})")
+    return paths
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Run the benchmark; returns 1 if any model's output differs from TFLite Micro."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("models", nargs="*", help="names in ../shared/models or .tflite paths")
+    parser.add_argument("--layers", action="store_true", help="also per op (profiled build)")
+    parser.add_argument("--json", metavar="FILE", help="write every figure here as JSON")
+    parser.add_argument("--opt", default="-O2", choices=["-O2", "-Os", "-O3"], help="for timing")
+    parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="models at once")
+    parser.add_argument("--keep", metavar="DIR", help="build here and keep it (default: temp)")
+    args = parser.parse_args(argv)
+
+    missing = runner.missing_tools()
+    if missing:
+        raise SystemExit(f"bench: not on PATH: {', '.join(missing)}")
+    models = _resolve(args.models)
+
+    with tempfile.TemporaryDirectory(prefix="tinyaot-bench-") as tmp:
+        root = Path(args.keep).resolve() if args.keep else Path(tmp)
+        prepared = [prepare(m, root / m.stem) for m in models]
+        # Builds and qemu runs are subprocesses: threads are enough to overlap them.
+        with ThreadPoolExecutor(max_workers=args.jobs) as pool:
+            results = list(
+                pool.map(
+                    lambda p: measure(p, args.opt, args.layers, root / p.model.stem),
+                    prepared,
+                )
+            )
+
+    print(summary_table(results, args.opt))
+    print()
+    print(f"flash at {FLASH_OPT}, bytes; code = the first five columns")
+    print(flash_table(results))
+    if args.layers:
+        for r in results:
+            print(f"\n{r.model}")
+            print(layers_table(r, args.opt))
+    if args.json:
+        doc = {
+            "opt": args.opt,
+            "flash_opt": FLASH_OPT,
+            "gcc": _tool_version(runner.GCC),
+            "qemu": _tool_version(runner.QEMU),
+            "icount": runner.QEMU_ICOUNT,
+            "ticks_per_instruction": runner.TICKS_PER_INSTRUCTION,
+            "models": [asdict(r) for r in results],
+        }
+        Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
+    bad = [r.model for r in results if not r.matches_tflm]
+    if bad:
+        print(f"\nbench: output differs from TFLite Micro for {', '.join(bad)}", file=sys.stderr)
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,246 @@
+"""Every model in ../shared/models on an emulated Cortex-M3, compared with TFLite Micro.
+
+The same generated code as the host tests, but cross-compiled for the real instruction set and
+ABI (arm-none-eabi-gcc -mcpu=cortex-m3 -mthumb, soft-float) at -Os and -O2, and run under
+qemu: int8 outputs must equal TFLite Micro's byte for byte, float32 outputs must be within
+FLOAT_RTOL of them. Each firmware carries all its input sets, so one build and one qemu run
+cover them.
+
+The board is chosen from the firmware's measured sizes (runner.build_auto): lm3s6965evb
+(256 KB flash, 64 KB RAM) when weights + code + harness fit its flash and arena + harness
+variables + runner.STACK_RESERVE fit its RAM, mps2-an385 otherwise.
+
+Everything is built and run once per session by the `runs` fixture, in parallel across
+models; the tests then only check the results, so a failure names its model and -O level.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+import zlib
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import runner
+from harness import FLOAT_RTOL, compare, compile_model
+from reference import Reference, model_paths
+
+pytestmark = pytest.mark.skipif(
+    bool(runner.missing_tools()),
+    reason=f"Cortex-M3 tests need {', '.join(runner.missing_tools())} on PATH "
+    "(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)",
+)
+
+MODELS = model_paths()
+SETS = 3
+OPTS = ["-Os", "-O2"]
+# The profiled build checked by test_profile_covers_every_op: a model with many op kinds.
+PROFILED = "mlperf_tiny_kws_dscnn_int8"
+# Generous: the slowest firmware (float32 ResNet-8, 3 sets, about 3e9 instructions) takes a
+# few seconds.
+QEMU_TIMEOUT = 120.0
+
+
+@dataclass
+class Case:
+    """One firmware: a model at one -O level, its expected outputs and what qemu returned."""
+
+    model: Path
+    opt: str
+    profile: bool
+    gen: Path | None = None
+    inputs: list[list[np.ndarray]] | None = None
+    expected: list[list[np.ndarray]] | None = None
+    result: runner.RunResult | None = None
+    error: BaseException | None = None
+
+    def get(self) -> runner.RunResult:
+        """The run's result; re-raises what went wrong while building or running it."""
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+def _key(model: Path, opt: str, profile: bool = False) -> str:
+    return f"{model.stem}{opt}{'-profile' if profile else ''}"
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
+    """Compile, build and run every model at every -O level, in parallel, once."""
+    root = tmp_path_factory.mktemp("cortex_m3")
+    cases = {_key(m, opt): Case(m, opt, False) for m in MODELS for opt in OPTS}
+    profiled = [m for m in MODELS if m.stem == PROFILED]
+    cases.update({_key(m, "-O2", True): Case(m, "-O2", True) for m in profiled})
+
+    # The references run here, in this thread: one TFLM interpreter per model, three sets,
+    # seeded by the model's name so a failure reproduces.
+    inputs: dict[str, list[list[np.ndarray]]] = {}
+    expected: dict[str, list[list[np.ndarray]]] = {}
+    for model in MODELS:
+        ref = Reference(model)
+        rng = np.random.default_rng(zlib.crc32(model.stem.encode()))
+        inputs[model.stem] = [ref.random_inputs(rng) for _ in range(SETS)]
+        expected[model.stem] = [ref.run(x) for x in inputs[model.stem]]
+
+    def generate(model: Path) -> Path | AssertionError:
+        """The generated folder, or the compile failure for the model's tests to report."""
+        try:
+            return compile_model(model, root / "gen" / model.stem, model.stem, "--quiet")
+        except AssertionError as exc:
+            return exc
+
+    def build_and_run(key: str, case: Case) -> None:
+        stem = case.model.stem
+        case.inputs = inputs[stem]
+        case.expected = expected[stem]
+        if case.gen is None:
+            return  # case.error holds the compile failure
+        try:
+            case.result = runner.build_and_run(
+                case.gen,
+                stem,
+                [[x.tobytes() for x in input_set] for input_set in inputs[stem]],
+                board="auto",
+                opt=case.opt,
+                workdir=root / "build" / key,
+                timeout=QEMU_TIMEOUT,
+                extra_cflags=["-DTINYAOT_PROFILE"] if case.profile else [],
+                # The cases already keep every core busy.
+                jobs=1,
+            )
+        except (AssertionError, runner.HarnessError) as exc:
+            case.error = exc
+
+    workers = os.cpu_count() or 1
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        generated = dict(zip(MODELS, pool.map(generate, MODELS), strict=True))
+        for case in cases.values():
+            gen = generated[case.model]
+            if isinstance(gen, AssertionError):
+                case.error = gen
+            else:
+                case.gen = gen
+        list(pool.map(lambda item: build_and_run(*item), cases.items()))
+    return cases
+
+
+def _outputs(raw: list[bytes], like: list[np.ndarray]) -> list[np.ndarray]:
+    assert len(raw) == len(like), f"firmware printed {len(raw)} outputs, TFLM has {len(like)}"
+    got = []
+    for data, want in zip(raw, like, strict=True):
+        assert len(data) == want.nbytes, f"output of {len(data)} bytes, expected {want.nbytes}"
+        got.append(np.frombuffer(data, dtype=want.dtype).reshape(want.shape))
+    return got
+
+
+def test_shared_models_present() -> None:
+    assert len(MODELS) >= 9, "../shared/models is missing models"
+
+
+@pytest.mark.parametrize("opt", OPTS)
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_matches_tflite_micro(runs: dict[str, Case], model: Path, opt: str) -> None:
+    case = runs[_key(model, opt)]
+    result = case.get()
+    assert case.expected is not None
+    assert result.return_codes == [0] * SETS
+    for index, (raw, want) in enumerate(zip(result.outputs, case.expected, strict=True)):
+        got = _outputs(raw, want)
+        for g, w in zip(got, want, strict=True):
+            if w.dtype.kind == "f":
+                error = compare([g], [w]).max_rel_error
+                assert error <= FLOAT_RTOL, (
+                    f"set {index}: float error {error:.3g} on {result.board}"
+                )
+            else:
+                assert g.tobytes() == w.tobytes(), (
+                    f"set {index}: {w.dtype} output differs from TFLite Micro on {result.board}: "
+                    f"{np.count_nonzero(g != w)} of {w.size} values"
+                )
+
+
+def test_choose_board() -> None:
+    lm3s_flash, lm3s_ram = runner.BOARD_MEMORY["lm3s6965evb"]
+    assert runner.choose_board(1000, 1000) == "lm3s6965evb"
+    assert runner.choose_board(lm3s_flash, lm3s_ram - runner.STACK_RESERVE) == "lm3s6965evb"
+    assert runner.choose_board(lm3s_flash + 1, 1000) == "mps2-an385"
+    assert runner.choose_board(1000, lm3s_ram - runner.STACK_RESERVE + 1) == "mps2-an385"
+    with pytest.raises(runner.HarnessError, match="no board"):
+        runner.choose_board(1 << 30, 0)
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_board_fits_the_firmware(runs: dict[str, Case], model: Path) -> None:
+    """The board is the first that fits, and the stack really stayed inside the reserve."""
+    result = runs[_key(model, "-Os")].get()
+    sizes = runner.size(result.elf)
+    assert result.board == runner.choose_board(sizes["flash"], sizes["ram"])
+    assert max(result.stack) <= runner.STACK_RESERVE
+
+
+def test_known_boards(runs: dict[str, Case]) -> None:
+    """Spot checks of the choice: KWS fits the small board; VWW's 64.5 KB arena does not."""
+    by_stem = {m.stem: m for m in MODELS}
+    expected = {
+        "mlperf_tiny_kws_dscnn_int8": "lm3s6965evb",
+        "tflm_hello_world_int8": "lm3s6965evb",
+        "mlperf_tiny_vww_mobilenetv1_int8": "mps2-an385",
+        "mlperf_tiny_ic_resnet8_float32": "mps2-an385",
+    }
+    for stem, board in expected.items():
+        if stem in by_stem:
+            assert runs[_key(by_stem[stem], "-Os")].get().board == board, stem
+
+
+def _generated_weights_size(gen: Path, name: str) -> int:
+    text = (gen / f"{name}.c").read_text()
+    match = re.search(r"\.weights_size = (\d+)", text)
+    assert match, "no weights_size in the generated info"
+    return int(match[1])
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_flash_split(runs: dict[str, Case], model: Path) -> None:
+    """The benchmark's flash figures: weights as the compiler counts them, the rest adds up."""
+    case = runs[_key(model, "-Os")]
+    result = case.get()
+    assert case.gen is not None
+    split = runner.flash_split(result.elf, model.stem)
+    assert split["weights"] == _generated_weights_size(case.gen, model.stem)
+    parts = ["generated_code", "runtime_code", "library_code", "generated_const", "runtime_const"]
+    assert split["code"] == sum(split[p] for p in parts)
+    assert split["flash"] == split["weights"] + split["code"] + split["harness"]
+    assert split["generated_code"] > 0
+    assert split["generated_const"] > 0
+    # The harness's inputs are in flash but not the model's.
+    assert case.inputs is not None
+    assert split["harness"] >= sum(x.nbytes for input_set in case.inputs for x in input_set)
+
+
+@pytest.mark.skipif(PROFILED not in [m.stem for m in MODELS], reason=f"{PROFILED} is missing")
+def test_profile_covers_every_op(runs: dict[str, Case]) -> None:
+    """A TINYAOT_PROFILE build gives the same outputs and a tick count for each op."""
+    model = next(m for m in MODELS if m.stem == PROFILED)
+    plain = runs[_key(model, "-O2")].get()
+    profiled = runs[_key(model, "-O2", True)].get()
+    assert profiled.outputs == plain.outputs
+    assert plain.profile == [] and plain.profile_overhead is None
+    assert profiled.profile_overhead is not None and 0 < profiled.profile_overhead < 500
+    for ops, total in zip(profiled.profile, plain.ticks, strict=True):
+        indices = [op.index for op in ops]
+        assert indices == sorted(set(indices)) and len(ops) >= 10
+        assert all(op.ticks > profiled.profile_overhead for op in ops)
+        # Both builds run the same kernels: the ops add up to the plain invoke's ticks, less
+        # the invoke's own few instructions and plus the hook's per op.
+        measured = sum(op.ticks - profiled.profile_overhead for op in ops)
+        assert measured == pytest.approx(total, rel=1e-3)
