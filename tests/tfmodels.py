@@ -22,8 +22,14 @@ def convert(
     seed: int = 0,
     low: float = -1.0,
     high: float = 1.0,
+    float_input: bool = False,
+    float_output: bool = False,
 ) -> bytes:
-    """Convert a function of float32 tensors to a .tflite flatbuffer."""
+    """Convert a function of float32 tensors to a .tflite flatbuffer.
+
+    With int8, float_input / float_output keep that side of the model float32, so
+    the int8 body starts with a QUANTIZE / ends with a DEQUANTIZE.
+    """
     import tensorflow as tf
 
     specs = [tf.TensorSpec(shape=s, dtype=tf.float32) for s in input_shapes]
@@ -39,8 +45,8 @@ def convert(
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = tf.int8
-        converter.inference_output_type = tf.int8
+        converter.inference_input_type = tf.float32 if float_input else tf.int8
+        converter.inference_output_type = tf.float32 if float_output else tf.int8
     return converter.convert()
 
 
@@ -54,3 +60,25 @@ def keras(
     inp = tf.keras.Input(shape=tuple(input_shape[1:]), batch_size=input_shape[0])
     model = tf.keras.Model(inp, layers(inp))
     return convert(lambda x: model(x), [input_shape], int8, seed)
+
+
+def retype_input(model: bytes, scale: float, zero_point: int, index: int = 0) -> bytes:
+    """Make float32 graph input `index` an int8 tensor of the given quantisation.
+
+    On a model from convert(..., int8=True, float_input=True) this turns the leading
+    float32 -> int8 QUANTIZE into an int8 -> int8 requantisation between scales and
+    zero points the test chooses.
+    """
+    from tensorflow.lite.python import schema_py_generated as schema
+    from tensorflow.lite.tools import flatbuffer_utils
+
+    obj = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    graph = obj.subgraphs[0]
+    tensor = graph.tensors[graph.inputs[index]]
+    assert tensor.type == schema.TensorType.FLOAT32, "the input is not float32"
+    tensor.type = schema.TensorType.INT8
+    q = schema.QuantizationParametersT()
+    q.scale = [float(scale)]
+    q.zeroPoint = [int(zero_point)]
+    tensor.quantization = q
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))

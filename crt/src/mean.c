@@ -17,7 +17,9 @@ static int32_t sum_s8(const struct tinyaot_mean_shape *s, const int8_t *in)
 						  r2 * s->stride[2];
 
 				for (int32_t r3 = 0; r3 < s->red[3]; r3++) {
-					acc += (uint32_t)(int32_t)x[r3 * s->stride[3]];
+					const int32_t v = x[r3 * s->stride[3]];
+
+					acc += (uint32_t)v;
 				}
 			}
 		}

@@ -3,8 +3,7 @@
  */
 #include <tinyaot/relu6.h>
 
-void tinyaot_relu6_s8(const struct tinyaot_relu6_s8_params *p, const int8_t *input,
-		      int8_t *output)
+void tinyaot_relu6_s8(const struct tinyaot_relu6_s8_params *p, const int8_t *input, int8_t *output)
 {
 	for (int32_t i = 0; i < p->size; i++) {
 		const int32_t v = input[i];
@@ -13,8 +12,7 @@ void tinyaot_relu6_s8(const struct tinyaot_relu6_s8_params *p, const int8_t *inp
 	}
 }
 
-void tinyaot_relu6_f32(const struct tinyaot_relu6_f32_params *p, const float *input,
-		       float *output)
+void tinyaot_relu6_f32(const struct tinyaot_relu6_f32_params *p, const float *input, float *output)
 {
 	for (int32_t i = 0; i < p->size; i++) {
 		const float v = input[i];

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from .ir import Tensor
 from .lowering import InPlace
 
 # A gap so negative that it never binds.
@@ -97,3 +98,17 @@ def elementwise(input_index: int, count: int, elem_in: int, elem_out: int) -> In
     idx = np.arange(count, dtype=np.int64)
     forward, _ = gaps(idx, idx, elem_in, elem_out)
     return InPlace(input_index, forward, None)
+
+
+def unary(inp: Tensor, out: Tensor) -> tuple[InPlace, ...]:
+    """The rule for a one-input element-wise kernel (activations, (de)quantisation)."""
+    return (elementwise(inp.index, inp.num_elements, inp.dtype.size, out.dtype.size),)
+
+
+def binary(a: Tensor, b: Tensor, out: Tensor) -> tuple[InPlace, ...]:
+    """Either input of a two-input element-wise kernel, unless it broadcasts."""
+    if not a.shape == b.shape == out.shape:
+        return ()
+    return tuple(
+        elementwise(t.index, out.num_elements, t.dtype.size, out.dtype.size) for t in (a, b)
+    )

@@ -37,8 +37,12 @@ def quantize_multiplier(real: float) -> tuple[int, int]:
         shift += 1
     if shift < -31:
         return 0, 0
-    if shift > 30:
-        shift, q_fixed = 30, (1 << 31) - 1
+    if shift > 31:
+        # Only inconsistent scales get here; the kernels' left shift of an int32
+        # by 32 or more would be undefined.
+        raise CompileError(f"a rescaling factor of {real:g} between its tensors is too large")
+    # TFLM caps shifts above 30 only in single-rounding builds; the reference
+    # interpreter uses double rounding, so no cap here.
     return q_fixed, shift
 
 
@@ -73,7 +77,10 @@ def conv_multipliers(
 
 def quantize_value(value: float, scale: float, zero_point: int) -> int:
     """tflite::Quantize as used by the activation ranges: float32 division, then round."""
-    return zero_point + round_half_away(float(np.float32(value) / np.float32(scale)))
+    with np.errstate(over="ignore"):
+        q = float(np.float32(value) / np.float32(scale))
+    # A denormal scale overflows float32; the result is clamped to the int8 range anyway.
+    return zero_point + round_half_away(max(min(q, 2.0**31), -(2.0**31)))
 
 
 def activation_range_int8(act: int, out: Tensor, what: str) -> tuple[int, int]:

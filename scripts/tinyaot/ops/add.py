@@ -27,15 +27,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     args = [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)]
     # Without broadcasting each output element depends only on the inputs at the
     # same index, so the output may take over either input's memory.
-    same = a.shape == b.shape == out.shape
-    overlap = (
-        tuple(
-            inplace.elementwise(t, out.num_elements, dtype.size, dtype.size)
-            for t in (a.index, b.index)
-        )
-        if same
-        else ()
-    )
+    overlap = inplace.binary(a, b, out)
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
         return KernelCall(

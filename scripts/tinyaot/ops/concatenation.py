@@ -24,6 +24,10 @@ MAX_INPUTS = 10  # TINYAOT_CONCATENATION_MAX_INPUTS, TFLM's kMaxInputNum
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
+    if len(op.inputs) > MAX_INPUTS:
+        raise op_error(
+            graph, op, f"{len(op.inputs)} inputs; at most {MAX_INPUTS} are supported (as in TFLM)"
+        )
     count_io(graph, op, (1, MAX_INPUTS))
     dtype = activation_dtype(graph, op, ("int8", "float32"))
     out = graph.tensor(op.outputs[0])

@@ -56,8 +56,8 @@ def mean_shape(graph: Graph, op: Op, shape: tuple[int, ...], axes: set[int]) -> 
         raise op_error(
             graph,
             op,
-            f"reducing axes {sorted(axes)} of shape {list(shape)} alternates kept and reduced "
-            f"dims more than {MAX_GROUPS} times; not supported",
+            f"axes {sorted(axes)} split shape {list(shape)} into {len(groups)} runs of kept and "
+            f"reduced dims; at most {MAX_GROUPS} are supported",
         )
     groups = [[1, 0]] * (MAX_GROUPS - len(groups)) + groups
     strides, step = [0] * MAX_GROUPS, 1

@@ -30,7 +30,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     beta = float(op.options.get("Beta", 1.0))
     args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
     # Each row is read whole before any of it is written, then element by element.
-    overlap = (inplace.elementwise(inp.index, inp.num_elements, dtype.size, dtype.size),)
+    overlap = inplace.unary(inp, out)
     if dtype == DType.FLOAT32:
         return KernelCall(
             "tinyaot_softmax_f32",

@@ -1,0 +1,52 @@
+/*
+ * Requantisation of an int32 accumulator to int8 in six Cortex-M3 instructions, bit-exact with
+ * tinyaot_mbqm() followed by the output offset, for per-channel parameters the compiler has
+ * checked and rewritten (scripts/tinyaot/quant.py, fast_requant):
+ *
+ *   tinyaot_rdbpot(tinyaot_srdhm(acc, m), e) + offset, for m >= 0 and a right shift e >= 2,
+ *
+ * equals hi32(acc * m + k) >> (e - 1) where k = 2^(30+e) + offset * 2^(31+e) + (acc >= 0 ?
+ * 2^30 : -2^30) and hi32 is the upper word of the 64-bit sum. The two roundings of gemmlowp
+ * (round half up in SaturatingRoundingDoublingHighMul, half away from zero in
+ * RoundingDivideByPOT) merge into this single floor: both only depend on the sign of acc, so
+ * the constant picks its sign once. The compiler stores h = 2^(e-2) + offset * 2^(e-1), the
+ * upper word of the constant without the sign term, and checks that no sum can overflow.
+ */
+#ifndef TINYAOT_REQUANT_H_
+#define TINYAOT_REQUANT_H_
+
+#include <stdint.h>
+
+#if defined(__ARM_FEATURE_SAT)
+#include <arm_acle.h>
+#endif
+
+/* Per output channel, as the fast kernels read them. */
+struct tinyaot_requant {
+	int32_t mult;  /* m */
+	int32_t high;  /* h = 2^(e-2) + output_offset * 2^(e-1) */
+	int32_t shift; /* e - 1 */
+};
+
+static inline int32_t tinyaot_sat_s8(int32_t x)
+{
+#if defined(__ARM_FEATURE_SAT)
+	return __ssat(x, 8);
+#else
+	return x < -128 ? -128 : (x > 127 ? 127 : x);
+#endif
+}
+
+/* The output value before the activation clamp, offset included. */
+static inline int32_t tinyaot_requant(int32_t acc, int32_t mult, int32_t high, int32_t shift)
+{
+	/* s = -1 for a negative accumulator, else 0; the low word of k is 2^30 or -2^30. */
+	const uint32_t s = 0u - ((uint32_t)acc >> 31);
+	const uint32_t lo = 0x40000000u ^ (s << 31);
+	const uint64_t k = ((uint64_t)((uint32_t)high + s) << 32) | lo;
+	const uint64_t x = k + (uint64_t)((int64_t)acc * mult);
+
+	return (int32_t)(uint32_t)(x >> 32) >> shift;
+}
+
+#endif /* TINYAOT_REQUANT_H_ */

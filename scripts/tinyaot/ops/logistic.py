@@ -1,0 +1,74 @@
+"""LOGISTIC (sigmoid): int8 through gemmlowp's fixed-point logistic, and float32."""
+
+from __future__ import annotations
+
+import math
+
+from .. import inplace, quant
+from ..ir import DType, Graph, Op
+from ..lowering import (
+    KernelCall,
+    OpDef,
+    TensorArg,
+    activation_dtype,
+    count_io,
+    op_error,
+    require_quant,
+)
+
+INPUT_INTEGER_BITS = 4
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    count_io(graph, op, (1, 1))
+    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+    if inp.num_elements != out.num_elements:
+        raise op_error(graph, op, "output size differs from input size", out.index)
+    args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
+    if dtype == DType.FLOAT32:
+        return KernelCall(
+            "tinyaot_logistic_f32",
+            "tinyaot/logistic.h",
+            "struct tinyaot_logistic_f32_params",
+            {"size": inp.num_elements},
+            args,
+            inplace=inplace.unary(inp, out),
+        )
+    require_quant(graph, op, [inp.index, out.index])
+    # TFLite Micro checks only the output zero point; the kernel's output is in
+    # steps of 1/256 whatever scale the tensor claims.
+    if out.zero_point != quant.INT8_MIN:
+        raise op_error(graph, op, "int8 output must have zero point -128", out.index)
+    # CalculateArithmeticOpDataLogistic: the input scale as a Q31 and an exponent
+    # from frexp (not QuantizeMultiplier), and CalculateInputRadius in double.
+    real = float(inp.scale) * float(1 << (31 - INPUT_INTEGER_BITS))
+    q, left_shift = math.frexp(real)
+    multiplier = quant.round_half_away(q * (1 << 31))
+    if not 0 <= left_shift <= 62 or multiplier >= 1 << 31:
+        raise op_error(
+            graph, op, f"input scale {inp.scale} is out of range for the int8 logistic", inp.index
+        )
+    radius = math.floor(
+        ((1 << INPUT_INTEGER_BITS) - 1)
+        * float(1 << (31 - INPUT_INTEGER_BITS))
+        / float(1 << left_shift)
+    )
+    params = {
+        "size": inp.num_elements,
+        "input_zero_point": inp.zero_point,
+        "input_range_radius": radius,
+        "input_multiplier": multiplier,
+        "input_left_shift": left_shift,
+    }
+    return KernelCall(
+        "tinyaot_logistic_s8",
+        "tinyaot/logistic.h",
+        "struct tinyaot_logistic_s8_params",
+        params,
+        args,
+        inplace=inplace.unary(inp, out),
+    )
+
+
+OP = OpDef("LOGISTIC", ("int8", "float32"), lower, "int8 output zero point -128 (scale 1/256)")

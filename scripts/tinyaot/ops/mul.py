@@ -1,0 +1,64 @@
+"""MUL with NumPy-style broadcasting: int8 and float32."""
+
+from __future__ import annotations
+
+from .. import inplace, quant
+from ..ir import DType, Graph, Op
+from ..lowering import (
+    KernelCall,
+    OpDef,
+    TensorArg,
+    activation_dtype,
+    broadcast_params,
+    count_io,
+    op_error,
+    require_quant,
+)
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    count_io(graph, op, (2, 2))
+    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    a, b = graph.tensor(op.inputs[0]), graph.tensor(op.inputs[1])
+    out = graph.tensor(op.outputs[0])
+    if b.dtype != dtype:
+        raise op_error(graph, op, f"input dtypes {dtype.short} and {b.dtype.short} differ", b.index)
+    bcast = broadcast_params(graph, op, a, b, out)
+    act = int(op.options.get("FusedActivationFunction", 0))
+    args = [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)]
+    if dtype == DType.FLOAT32:
+        lo, hi = quant.activation_range_float(act, op.describe())
+        return KernelCall(
+            "tinyaot_mul_f32",
+            "tinyaot/mul.h",
+            "struct tinyaot_mul_f32_params",
+            {"b": bcast, "act_min": lo, "act_max": hi},
+            args,
+            inplace=inplace.binary(a, b, out),
+        )
+    require_quant(graph, op, [a.index, b.index, out.index])
+    # CalculateOpDataMul: the three scales multiplied and divided in double.
+    real = float(a.scale) * float(b.scale) / float(out.scale)
+    mult, shift = quant.quantize_multiplier(real)
+    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    params = {
+        "b": bcast,
+        "input1_offset": -a.zero_point,
+        "input2_offset": -b.zero_point,
+        "output_offset": out.zero_point,
+        "output_multiplier": mult,
+        "output_shift": shift,
+        "act_min": lo,
+        "act_max": hi,
+    }
+    return KernelCall(
+        "tinyaot_mul_s8",
+        "tinyaot/mul.h",
+        "struct tinyaot_mul_s8_params",
+        params,
+        args,
+        inplace=inplace.binary(a, b, out),
+    )
+
+
+OP = OpDef("MUL", ("int8", "float32"), lower, "broadcasting up to 4-D, fused activations")

@@ -1,0 +1,59 @@
+"""RELU: int8 (requantised to the output scale) and float32."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .. import inplace, quant
+from ..ir import DType, Graph, Op
+from ..lowering import (
+    KernelCall,
+    OpDef,
+    TensorArg,
+    activation_dtype,
+    count_io,
+    op_error,
+    require_quant,
+)
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    count_io(graph, op, (1, 1))
+    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+    if inp.num_elements != out.num_elements:
+        raise op_error(graph, op, "output size differs from input size", out.index)
+    args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
+    if dtype == DType.FLOAT32:
+        return KernelCall(
+            "tinyaot_relu_f32",
+            "tinyaot/relu.h",
+            "struct tinyaot_relu_f32_params",
+            {"size": inp.num_elements},
+            args,
+            inplace=inplace.unary(inp, out),
+        )
+    require_quant(graph, op, [inp.index, out.index])
+    # CalculateReluOpData divides the scales in float before widening to double.
+    real = float(np.float32(inp.scale) / np.float32(out.scale))
+    mult, shift = quant.quantize_multiplier(real)
+    params = {
+        "size": inp.num_elements,
+        "input_zero_point": inp.zero_point,
+        "output_zero_point": out.zero_point,
+        "multiplier": mult,
+        "shift": shift,
+        "act_min": max(quant.INT8_MIN, quant.quantize_value(0.0, out.scale, out.zero_point)),
+        "act_max": quant.INT8_MAX,
+    }
+    return KernelCall(
+        "tinyaot_relu_s8",
+        "tinyaot/relu.h",
+        "struct tinyaot_relu_s8_params",
+        params,
+        args,
+        inplace=inplace.unary(inp, out),
+    )
+
+
+OP = OpDef("RELU", ("int8", "float32"), lower, "int8 requantises to the output scale")

@@ -1,0 +1,107 @@
+"""LOGISTIC, int8 (gemmlowp fixed point, saturating) and float32 (past both cut-offs)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tfmodels
+from harness import check_against_tflm
+from opcheck import check_inputs, every_int8, load, write_model
+from tinyaot.errors import CompileError
+from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+from tinyaot.ops import OPS
+
+SHAPE = (1, 8, 8, 4)
+
+
+def _sigmoid(x):
+    import tensorflow as tf
+
+    return tf.sigmoid(x)
+
+
+def _model(tmp_path, int8, low=-1.0, high=1.0):
+    data = tfmodels.convert(_sigmoid, [SHAPE], int8=int8, low=low, high=high)
+    path = write_model(data, tmp_path)
+    graph = load(path)
+    assert [op.kind for op in graph.ops] == ["LOGISTIC"]
+    return path, graph
+
+
+# Narrow (no saturation), saturating at both ends, skewed (nonzero zero point), and
+# so wide that the saturation radius is a handful of steps.
+RANGES = {
+    "narrow": (-1.0, 1.0),
+    "saturating": (-12.0, 12.0),
+    "skewed": (-3.0, 14.0),
+    "wide": (-300.0, 300.0),
+    "tiny": (-0.01, 0.01),
+}
+
+
+@pytest.mark.parametrize("low,high", RANGES.values(), ids=RANGES.keys())
+def test_logistic_int8(tmp_path, low, high):
+    path, graph = _model(tmp_path, True, low, high)
+    out = graph.tensors[graph.ops[0].outputs[0]]
+    assert out.dtype.short == "int8" and out.zero_point == -128
+    assert check_against_tflm(path, tmp_path, sets=5).exact
+    assert check_inputs(path, tmp_path, [[every_int8(SHAPE)]]).exact
+
+
+def test_logistic_int8_saturates(tmp_path):
+    path, _ = _model(tmp_path, True, -12.0, 12.0)
+    got = check_inputs(path, tmp_path, [[every_int8(SHAPE)]]).outputs[0][0]
+    assert got.min() == -128 and got.max() == 127
+
+
+def test_logistic_float(tmp_path):
+    path, _ = _model(tmp_path, False)
+    check_against_tflm(path, tmp_path, sets=5)
+    # Past the lower cut-off (-9, e^x) and the upper one (16.62, exactly 1).
+    wide = np.linspace(-30.0, 30.0, int(np.prod(SHAPE)), dtype=np.float32).reshape(SHAPE)
+    edges = np.resize(
+        np.array([-9.0, -9.0000005, 16.619047, 16.61905, 0.0, -0.0, -88.0, 88.0], np.float32),
+        SHAPE,
+    )
+    check_inputs(path, tmp_path, [[wide], [edges]])
+
+
+def test_logistic_int8_needs_output_zero_point_minus_128():
+    graph = Graph(
+        tensors=[
+            Tensor(0, "in", DType.INT8, (4,), Quant((0.1,), (0,))),
+            Tensor(1, "out", DType.INT8, (4,), Quant((1 / 256,), (0,))),
+        ],
+        ops=[Op(0, "LOGISTIC", [0], [1])],
+        inputs=[0],
+        outputs=[1],
+    )
+    with pytest.raises(CompileError, match="zero point -128"):
+        OPS["LOGISTIC"].lower(graph, graph.ops[0])
+
+
+def test_float_io_around_int8_mul_logistic(tmp_path):
+    """QUANTIZE both float inputs, MUL (RELU6 fused), LOGISTIC, DEQUANTIZE the result."""
+    import tensorflow as tf
+
+    data = tfmodels.convert(
+        lambda a, b: tf.sigmoid(tf.nn.relu6(a * b)),
+        [(1, 4, 4, 3), (1, 1, 1, 3)],
+        int8=True,
+        low=-4.0,
+        high=4.0,
+        float_input=True,
+        float_output=True,
+    )
+    path = write_model(data, tmp_path)
+    graph = load(path)
+    assert [op.kind for op in graph.ops] == [
+        "QUANTIZE",
+        "QUANTIZE",
+        "MUL",
+        "LOGISTIC",
+        "DEQUANTIZE",
+    ]
+    assert graph.ops[2].options["FusedActivationFunction"] == 3
+    # Every step is int8 and the last is exact, so the float output is too.
+    assert check_against_tflm(path, tmp_path, sets=5).exact

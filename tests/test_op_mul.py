@@ -1,0 +1,100 @@
+"""MUL, int8 and float32: broadcasting, fused activations and a constant operand."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tfmodels
+from harness import check_against_tflm
+from opcheck import load, write_model
+from tinyaot.errors import CompileError
+from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+from tinyaot.ops import OPS
+
+SHAPES = {
+    "same": [(1, 4, 4, 3), (1, 4, 4, 3)],
+    "channel": [(1, 4, 4, 3), (1, 1, 1, 3)],
+    "both_ways": [(1, 4, 1, 3), (1, 1, 5, 1)],
+    "rank2": [(6, 3), (3,)],
+    "scalar_first": [(1,), (2, 3, 4)],
+}
+
+
+def _mul(tmp_path, fn, shapes, int8, **kw):
+    path = write_model(tfmodels.convert(fn, shapes, int8=int8, **kw), tmp_path)
+    graph = load(path)
+    assert [op.kind for op in graph.ops] == ["MUL"]
+    dtype = "int8" if int8 else "float32"
+    assert graph.tensors[graph.ops[0].outputs[0]].dtype.short == dtype
+    return path, graph.ops[0]
+
+
+@pytest.mark.parametrize("int8", [True, False], ids=["int8", "float32"])
+@pytest.mark.parametrize("shapes", SHAPES.values(), ids=SHAPES.keys())
+def test_mul_broadcast(tmp_path, shapes, int8):
+    path, _ = _mul(tmp_path, lambda a, b: a * b, shapes, int8)
+    result = check_against_tflm(path, tmp_path, sets=5)
+    if int8:
+        assert result.exact
+
+
+@pytest.mark.parametrize("int8", [True, False], ids=["int8", "float32"])
+@pytest.mark.parametrize(
+    "act,fn",
+    [(1, lambda a, b: tf_relu(a * b)), (3, lambda a, b: tf_relu6(a * b))],
+    ids=["relu", "relu6"],
+)
+def test_mul_fused_activation(tmp_path, act, fn, int8):
+    # Inputs up to 4 in magnitude so that products reach past 6 and RELU6 clips.
+    path, op = _mul(tmp_path, fn, SHAPES["channel"], int8, low=-4.0, high=4.0)
+    assert op.options["FusedActivationFunction"] == act
+    result = check_against_tflm(path, tmp_path, sets=5)
+    if int8:
+        assert result.exact
+
+
+@pytest.mark.parametrize("int8", [True, False], ids=["int8", "float32"])
+def test_mul_by_constant(tmp_path, int8):
+    weights = np.linspace(-3.0, 2.0, 12, dtype=np.float32).reshape(1, 1, 4, 3)
+    path, op = _mul(tmp_path, lambda a: a * weights, [(1, 3, 4, 3)], int8)
+    graph = load(path)
+    assert sum(graph.tensors[i].is_const for i in op.inputs) == 1
+    result = check_against_tflm(path, tmp_path, sets=5)
+    if int8:
+        assert result.exact
+
+
+def test_mul_int8_asymmetric_wide_ranges(tmp_path):
+    # A nonzero zero point on both inputs and a multiplier well above 1/2^8.
+    path, _ = _mul(tmp_path, lambda a, b: a * b, SHAPES["same"], True, low=-2.0, high=30.0)
+    graph = load(path)
+    assert any(graph.tensors[i].zero_point != 0 for i in graph.ops[0].inputs)
+    assert check_against_tflm(path, tmp_path, sets=5).exact
+
+
+def tf_relu(x):
+    import tensorflow as tf
+
+    return tf.nn.relu(x)
+
+
+def tf_relu6(x):
+    import tensorflow as tf
+
+    return tf.nn.relu6(x)
+
+
+def test_mul_rejects_mixed_dtypes():
+    q = Quant((0.1,), (0,))
+    graph = Graph(
+        tensors=[
+            Tensor(0, "a", DType.INT8, (1, 4), q),
+            Tensor(1, "b", DType.INT32, (1, 4)),
+            Tensor(2, "out", DType.INT8, (1, 4), q),
+        ],
+        ops=[Op(0, "MUL", [0, 1], [2])],
+        inputs=[0, 1],
+        outputs=[2],
+    )
+    with pytest.raises(CompileError, match="op 0 \\(MUL\\).*int8 and int32 differ"):
+        OPS["MUL"].lower(graph, graph.ops[0])

@@ -1,0 +1,109 @@
+"""QUANTIZE: float32 -> int8 (rounding halves away from zero, saturation) and int8 -> int8."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tfmodels
+from harness import check_against_tflm
+from opcheck import check_inputs, every_int8, load, write_model
+from tinyaot.errors import CompileError
+from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+from tinyaot.ops import OPS
+
+SHAPE = (1, 16, 16)
+
+
+def _reshape(x):
+    import tensorflow as tf
+
+    return tf.reshape(x, (1, 256))
+
+
+def _float_in(tmp_path, low=-1.0, high=1.0, name="model"):
+    data = tfmodels.convert(_reshape, [SHAPE], int8=True, low=low, high=high, float_input=True)
+    path = write_model(data, tmp_path, name)
+    graph = load(path)
+    assert [op.kind for op in graph.ops] == ["QUANTIZE", "RESHAPE"]
+    return path, graph
+
+
+def _quantize_io(graph):
+    op = graph.ops[0]
+    return graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
+
+
+def test_quantize_float_to_int8(tmp_path):
+    path, graph = _float_in(tmp_path)
+    inp, out = _quantize_io(graph)
+    assert (inp.dtype, out.dtype) == (DType.FLOAT32, DType.INT8)
+    assert check_against_tflm(path, tmp_path, sets=5).exact
+
+
+def test_quantize_float_saturates(tmp_path):
+    # Calibrated on [-0.25, 0.5]: random inputs in [-1, 1] fall off both ends.
+    path, graph = _float_in(tmp_path, low=-0.25, high=0.5)
+    assert _quantize_io(graph)[1].zero_point != 0
+    assert check_against_tflm(path, tmp_path, sets=5).exact
+
+
+@pytest.mark.parametrize("low,high", [(-1.0, 1.0), (-0.3, 2.0)], ids=["symmetric", "asymmetric"])
+def test_quantize_float_halfway_values(tmp_path, low, high):
+    """Values exactly halfway between two steps round away from zero, as TfLiteRound does."""
+    path, graph = _float_in(tmp_path, low=low, high=high)
+    scale = np.float32(_quantize_io(graph)[1].scale)
+    k = np.arange(-128, 128, dtype=np.float32)
+    halves = ((k + np.float32(0.5)) * scale).astype(np.float32).reshape(SHAPE)
+    steps = (k * scale).astype(np.float32).reshape(SHAPE)
+    rng = np.random.default_rng(3)
+    wide = rng.uniform(-400.0, 400.0, size=SHAPE).astype(np.float32) * scale
+    # Quotients past int32 are left out: TFLite's float -> int32 conversion is undefined
+    # there (on x86 it gives -128 or 127 by the sign of the zero point); ours saturates.
+    specials = np.resize(
+        np.array([0.0, -0.0, 1e3, -1e3, 1e-30, -1e-30, 3.0, -3.0], dtype=np.float32), SHAPE
+    )
+    sets = [[halves], [-halves], [steps], [wide], [specials]]
+    assert check_inputs(path, tmp_path, sets).exact
+
+
+# (input scale / QUANTIZE output scale, input zero point): shrinking, growing, only the
+# zero point moving, and the identity.
+REQUANT = {
+    "down": (3.7, 5),
+    "up": (1 / 2.3, -20),
+    "zero_point": (1.0, 17),
+    "identity": (1.0, None),
+}
+
+
+@pytest.mark.parametrize("ratio,zero_point", REQUANT.values(), ids=REQUANT.keys())
+def test_quantize_int8_to_int8(tmp_path, ratio, zero_point):
+    data = tfmodels.convert(_reshape, [SHAPE], int8=True, low=-0.5, high=1.5, float_input=True)
+    out = _quantize_io(tfmodels_graph(data))[1]
+    zp = out.zero_point if zero_point is None else zero_point
+    path = write_model(tfmodels.retype_input(data, out.scale * ratio, zp), tmp_path)
+    graph = load(path)
+    assert [op.kind for op in graph.ops] == ["QUANTIZE", "RESHAPE"]
+    inp, out = _quantize_io(graph)
+    assert (inp.dtype, out.dtype) == (DType.INT8, DType.INT8)
+    assert (inp.scale, inp.zero_point) != (out.scale, out.zero_point) or zero_point is None
+    assert check_against_tflm(path, tmp_path, sets=5).exact
+    assert check_inputs(path, tmp_path, [[every_int8(SHAPE)]]).exact
+
+
+def tfmodels_graph(data: bytes) -> Graph:
+    from tinyaot import frontend
+
+    return frontend.parse(data)
+
+
+def test_quantize_rejects_int8_to_float():
+    q = Quant((0.1,), (0,))
+    graph = Graph(
+        tensors=[Tensor(0, "in", DType.INT8, (4,), q), Tensor(1, "out", DType.FLOAT32, (4,))],
+        ops=[Op(0, "QUANTIZE", [0], [1])],
+        inputs=[0],
+        outputs=[1],
+    )
+    with pytest.raises(CompileError, match="int8 -> float32 is not supported"):
+        OPS["QUANTIZE"].lower(graph, graph.ops[0])
