@@ -1,0 +1,422 @@
+# SPDX-License-Identifier: Apache-2.0
+#
+# Build-time code generation for tinyaot models, for Zephyr and for plain CMake projects.
+#
+#   include(<tinyaot>/cmake/tinyaot.cmake)
+#   tinyaot_add_model(<target> MODEL <file.tflite> NAME <name>
+#                     [ARENA_ALIGNMENT <bytes>] [ARENA_SECTION <section>]
+#                     [ARENA_BUDGET <bytes>] [SHARED_ARENA <pool>]
+#                     [PROFILE] [NO_ARG_CHECKS])
+#
+# runs the compiler at build time into ${CMAKE_CURRENT_BINARY_DIR}/tinyaot/<name>/, adds
+# <name>.c and the folder holding <name>.h to <target>, and links the runtime (crt/) once per
+# target. The model file, the options and every compiler source are dependencies, so changing
+# any of them regenerates the code on the next build. The compiler's summary line (arena,
+# weights, ops, MACs) shows in the build log; a compile error stops the build with the
+# compiler's one-line message.
+#
+# SHARED_ARENA <pool>: the models of a pool share one buffer, tinyaot_pool_<pool>, sized and
+# aligned for the largest member. Each member is compiled with --shared-arena, which makes its
+# pinned arena a common symbol of that name; <pool>_pool.c defines the symbol once, with the
+# largest size and alignment (from the members' headers) and ARENA_SECTION if given, and
+# <pool>_pool.h declares it with <POOL>_POOL_SIZE and <POOL>_POOL_ALIGNMENT.
+# <name>_invoke(NULL) and <name>_run(..., NULL) of every member run in it, so members must
+# never run at the same time.
+#
+# This file is also a cmake -P script for the size report below, so that it needs nothing but
+# CMake.
+
+# ---------------------------------------------------------------------------------------------
+# Script mode: the size report, run after linking.
+# ---------------------------------------------------------------------------------------------
+
+# Prints, per model, the bytes of code, constants and RAM it occupies in the linked image, from
+# the symbol table: everything generated for model <m> is named <m>_*, and the kernels are
+# tinyaot_*.
+function(_tinyaot_print_sizes elf nm models pools)
+  if(NOT EXISTS "${elf}" OR NOT nm)
+    return()
+  endif()
+  execute_process(COMMAND ${nm} -S ${elf} OUTPUT_VARIABLE table RESULT_VARIABLE rc
+                  ERROR_QUIET)
+  if(NOT rc EQUAL 0)
+    return()
+  endif()
+  string(REPLACE ":" ";" models "${models}")
+  string(REPLACE ":" ";" pools "${pools}")
+  # Longest name first, so that a model "kws" does not claim the symbols of "kws_small".
+  list(SORT models COMPARE STRING ORDER DESCENDING)
+  set(owners ${models} tinyaot)
+  foreach(owner ${owners})
+    foreach(kind code const ram)
+      set(${owner}_${kind} 0)
+    endforeach()
+  endforeach()
+  foreach(pool ${pools})
+    set(pool_${pool} 0)
+  endforeach()
+  string(REPLACE "\n" ";" lines "${table}")
+  foreach(line ${lines})
+    if(NOT line MATCHES "^[0-9a-fA-F]+ ([0-9a-fA-F]+) ([A-Za-z]) (.+)$")
+      continue()
+    endif()
+    math(EXPR size "0x${CMAKE_MATCH_1}")
+    set(type ${CMAKE_MATCH_2})
+    set(symbol ${CMAKE_MATCH_3})
+    if(type MATCHES "^[tTwW]$")
+      set(kind code)
+    elseif(type MATCHES "^[rR]$")
+      set(kind const)
+    elseif(type MATCHES "^[bBdD]$")
+      set(kind ram)
+    else()
+      continue()
+    endif()
+    set(matched FALSE)
+    foreach(pool ${pools})
+      if(symbol STREQUAL "tinyaot_pool_${pool}")
+        math(EXPR pool_${pool} "${pool_${pool}} + ${size}")
+        set(matched TRUE)
+      endif()
+    endforeach()
+    if(matched)
+      continue()
+    endif()
+    foreach(owner ${owners})
+      string(FIND "${symbol}" "${owner}_" at)
+      if(at EQUAL 0)
+        math(EXPR ${owner}_${kind} "${${owner}_${kind}} + ${size}")
+        break()
+      endif()
+    endforeach()
+  endforeach()
+  get_filename_component(image ${elf} NAME)
+  list(SORT models)
+  foreach(m ${models})
+    message("tinyaot: ${m}: code ${${m}_code} B, constants ${${m}_const} B, "
+            "RAM ${${m}_ram} B in ${image}")
+  endforeach()
+  foreach(pool ${pools})
+    message("tinyaot: pool ${pool}: ${pool_${pool}} B shared")
+  endforeach()
+  message("tinyaot: runtime: code ${tinyaot_code} B, constants ${tinyaot_const} B")
+endfunction()
+
+if(CMAKE_SCRIPT_MODE_FILE)
+  if(DEFINED TINYAOT_SIZES_ELF)
+    _tinyaot_print_sizes("${TINYAOT_SIZES_ELF}" "${TINYAOT_SIZES_NM}"
+                         "${TINYAOT_SIZES_MODELS}" "${TINYAOT_SIZES_POOLS}")
+  endif()
+  return()
+endif()
+
+# ---------------------------------------------------------------------------------------------
+# Configure mode.
+# ---------------------------------------------------------------------------------------------
+
+include_guard(GLOBAL)
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "tinyaot.cmake needs CMake 3.20 or later")
+endif()
+
+# Cache variables, not plain ones: the functions below also run from directories that did not
+# include this file (Zephyr's application, after the module included it).
+get_filename_component(root ${CMAKE_CURRENT_LIST_DIR}/.. ABSOLUTE)
+set(TINYAOT_ROOT ${root} CACHE INTERNAL "the tinyaot repository")
+set(TINYAOT_CMAKE_FILE ${CMAKE_CURRENT_LIST_FILE} CACHE INTERNAL "cmake/tinyaot.cmake")
+
+# The interpreter that runs the compiler: Zephyr's (PYTHON_EXECUTABLE), else the one a plain
+# project found, else find one. It must import tflite, numpy and jinja2; checked once, at
+# configure time, so that a missing package is a clear message rather than a build-time trace.
+function(_tinyaot_python out)
+  get_property(python GLOBAL PROPERTY TINYAOT_PYTHON)
+  if(NOT python)
+    if(PYTHON_EXECUTABLE)
+      set(python ${PYTHON_EXECUTABLE})
+    elseif(Python3_EXECUTABLE)
+      set(python ${Python3_EXECUTABLE})
+    else()
+      find_package(Python3 3.10 REQUIRED COMPONENTS Interpreter)
+      set(python ${Python3_EXECUTABLE})
+    endif()
+    execute_process(COMMAND ${python} -c "import jinja2, numpy, tflite"
+                    RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+    if(NOT rc EQUAL 0)
+      message(FATAL_ERROR "tinyaot: ${python} cannot import the compiler's dependencies "
+                          "(pip install tflite numpy jinja2): ${err}")
+    endif()
+    set_property(GLOBAL PROPERTY TINYAOT_PYTHON ${python})
+  endif()
+  set(${out} ${python} PARENT_SCOPE)
+endfunction()
+
+# The runtime sources. profile.c is listed only on request: it needs tinyaot_profile_clock(),
+# which only profiling builds provide.
+function(tinyaot_runtime_sources out)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE" "" "")
+  file(GLOB sources CONFIGURE_DEPENDS ${TINYAOT_ROOT}/crt/src/*.c)
+  if(NOT arg_PROFILE)
+    list(FILTER sources EXCLUDE REGEX "/profile\\.c$")
+  endif()
+  set(${out} ${sources} PARENT_SCOPE)
+endfunction()
+
+# Plain CMake: one static library for the whole project, linked into each target once. Zephyr
+# builds the runtime into its own zephyr_library and sets TINYAOT_RUNTIME_PROVIDED.
+function(_tinyaot_link_runtime target)
+  get_property(provided GLOBAL PROPERTY TINYAOT_RUNTIME_PROVIDED)
+  if(provided)
+    return()
+  endif()
+  if(NOT TARGET tinyaot_runtime)
+    tinyaot_runtime_sources(sources)
+    add_library(tinyaot_runtime STATIC ${sources})
+    target_include_directories(tinyaot_runtime PUBLIC ${TINYAOT_ROOT}/crt/include)
+    set_target_properties(tinyaot_runtime PROPERTIES C_STANDARD 99 C_STANDARD_REQUIRED ON)
+  endif()
+  get_target_property(linked ${target} TINYAOT_RUNTIME_LINKED)
+  if(NOT linked)
+    target_link_libraries(${target} PRIVATE tinyaot_runtime)
+    set_target_properties(${target} PROPERTIES TINYAOT_RUNTIME_LINKED TRUE)
+  endif()
+endfunction()
+
+# The size report command for an image whose models are listed in <target>'s TINYAOT_MODELS.
+function(tinyaot_size_command out elf target)
+  set(nm ${CMAKE_NM})
+  if(NOT nm)
+    set(nm nm)
+  endif()
+  set(${out}
+    ${CMAKE_COMMAND}
+    -DTINYAOT_SIZES_ELF=${elf}
+    -DTINYAOT_SIZES_NM=${nm}
+    "-DTINYAOT_SIZES_MODELS=$<JOIN:$<TARGET_PROPERTY:${target},TINYAOT_MODELS>,:>"
+    "-DTINYAOT_SIZES_POOLS=$<JOIN:$<TARGET_PROPERTY:${target},TINYAOT_POOLS>,:>"
+    -P ${TINYAOT_CMAKE_FILE}
+    PARENT_SCOPE)
+endfunction()
+
+# Writes <pool>_pool.h and <pool>_pool.c for the members so far. Rewritten on every new
+# member; file(CONFIGURE) leaves an unchanged file alone, so nothing rebuilds needlessly.
+function(_tinyaot_write_pool pool dir)
+  get_property(members GLOBAL PROPERTY TINYAOT_POOL_${pool}_MEMBERS)
+  get_property(section GLOBAL PROPERTY TINYAOT_POOL_${pool}_SECTION)
+  string(TOUPPER ${pool} POOL)
+  set(includes "")
+  set(size "")
+  set(alignment "")
+  foreach(m ${members})
+    string(TOUPPER ${m} M)
+    string(APPEND includes "#include <${m}.h>\n")
+    if(size STREQUAL "")
+      set(size "${M}_ARENA_SIZE")
+      set(alignment "${M}_ARENA_ALIGNMENT")
+    else()
+      set(size "TINYAOT_POOL_MAX_(${size}, ${M}_ARENA_SIZE)")
+      set(alignment "TINYAOT_POOL_MAX_(${alignment}, ${M}_ARENA_ALIGNMENT)")
+    endif()
+  endforeach()
+  list(JOIN members ", " member_list)
+  list(LENGTH members count)
+  set(header_text [=[
+/* Generated by tinyaot_add_model(SHARED_ARENA @pool@). Do not edit. */
+#ifndef @POOL@_POOL_H_
+#define @POOL@_POOL_H_
+
+#include <stdint.h>
+#include <tinyaot/tinyaot.h>
+@includes@
+#ifndef TINYAOT_POOL_MAX_
+#define TINYAOT_POOL_MAX_(a, b) ((a) > (b) ? (a) : (b))
+#endif
+
+/* One arena for @member_list@: each model's pinned arena (arena == NULL) is this buffer, so
+ * at most one of them may run at a time, and whatever one leaves in the pool (its inputs and
+ * outputs included) is overwritten when another runs.
+ */
+#define @POOL@_POOL_MEMBERS   @count@
+#define @POOL@_POOL_SIZE      @size@
+#define @POOL@_POOL_ALIGNMENT @alignment@
+
+extern uint8_t tinyaot_pool_@pool@[@POOL@_POOL_SIZE];
+
+#endif /* @POOL@_POOL_H_ */
+]=])
+  set(attributes "TINYAOT_ALIGNED(${POOL}_POOL_ALIGNMENT)")
+  if(section)
+    string(APPEND attributes " TINYAOT_SECTION(\"${section}\")")
+  endif()
+  set(source_text [=[
+/* Generated by tinyaot_add_model(SHARED_ARENA @pool@). Do not edit. */
+#include "@pool@_pool.h"
+
+/* The definition: each member's common symbol of this name resolves to it, so the pool has
+ * the largest member's size and alignment, and the section it was given.
+ */
+uint8_t tinyaot_pool_@pool@[@POOL@_POOL_SIZE] @attributes@;
+]=])
+  file(CONFIGURE OUTPUT ${dir}/${pool}_pool.h CONTENT "${header_text}" @ONLY)
+  file(CONFIGURE OUTPUT ${dir}/${pool}_pool.c CONTENT "${source_text}" @ONLY)
+endfunction()
+
+function(tinyaot_add_model target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS"
+    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;ARENA_BUDGET;SHARED_ARENA" "")
+  if(arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "tinyaot_add_model: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
+  endif()
+  if(NOT TARGET ${target})
+    message(FATAL_ERROR "tinyaot_add_model: no target named '${target}'")
+  endif()
+  if(NOT arg_MODEL OR NOT arg_NAME)
+    message(FATAL_ERROR "tinyaot_add_model(${target}): MODEL and NAME are required")
+  endif()
+  if(NOT arg_NAME MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+    message(FATAL_ERROR "tinyaot_add_model: NAME '${arg_NAME}' is not a C identifier")
+  endif()
+  get_filename_component(model ${arg_MODEL} ABSOLUTE BASE_DIR ${CMAKE_CURRENT_SOURCE_DIR})
+  if(NOT EXISTS ${model} OR IS_DIRECTORY ${model})
+    message(FATAL_ERROR "tinyaot_add_model: model file '${model}' not found")
+  endif()
+  get_property(names GLOBAL PROPERTY TINYAOT_MODEL_NAMES)
+  if(arg_NAME IN_LIST names)
+    message(FATAL_ERROR "tinyaot_add_model: a model named '${arg_NAME}' was already added; "
+                        "each model needs its own NAME")
+  endif()
+  set_property(GLOBAL APPEND PROPERTY TINYAOT_MODEL_NAMES ${arg_NAME})
+
+  _tinyaot_python(python)
+  set(name ${arg_NAME})
+  set(out ${CMAKE_CURRENT_BINARY_DIR}/tinyaot/${name})
+  set(source ${out}/${name}.c)
+  set(header ${out}/${name}.h)
+
+  set(options --name ${name})
+  if(DEFINED arg_ARENA_ALIGNMENT AND NOT arg_ARENA_ALIGNMENT STREQUAL "")
+    list(APPEND options --arena-alignment ${arg_ARENA_ALIGNMENT})
+  endif()
+  if(arg_SHARED_ARENA)
+    # The section goes to the pool's definition; the compiler refuses it with a pool.
+    list(APPEND options --shared-arena ${arg_SHARED_ARENA})
+  elseif(arg_ARENA_SECTION)
+    list(APPEND options --arena-section ${arg_ARENA_SECTION})
+  endif()
+  if(arg_ARENA_BUDGET)
+    list(APPEND options --arena-budget ${arg_ARENA_BUDGET})
+  endif()
+
+  set(commands
+    COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${TINYAOT_ROOT}/scripts PYTHONDONTWRITEBYTECODE=1
+            ${python} -m tinyaot compile ${model} ${options} --output-dir ${out})
+
+  if(arg_SHARED_ARENA)
+    set(pool ${arg_SHARED_ARENA})
+    if(NOT pool MATCHES "^[A-Za-z_][A-Za-z0-9_]*$")
+      message(FATAL_ERROR "tinyaot_add_model: SHARED_ARENA '${pool}' is not a C identifier")
+    endif()
+    get_property(pool_dir GLOBAL PROPERTY TINYAOT_POOL_${pool}_DIR)
+    get_property(pool_section GLOBAL PROPERTY TINYAOT_POOL_${pool}_SECTION)
+    get_property(pool_target GLOBAL PROPERTY TINYAOT_POOL_${pool}_TARGET)
+    if(NOT pool_dir)
+      set(pool_dir ${CMAKE_BINARY_DIR}/tinyaot/${pool}.pool)
+      set_property(GLOBAL PROPERTY TINYAOT_POOL_${pool}_DIR ${pool_dir})
+      set_property(GLOBAL PROPERTY TINYAOT_POOL_${pool}_SECTION "${arg_ARENA_SECTION}")
+      set_property(GLOBAL PROPERTY TINYAOT_POOL_${pool}_TARGET ${target})
+      set(first_member TRUE)
+    elseif(NOT pool_target STREQUAL target)
+      # The pool's buffer is compiled into its first target and sized from every member's
+      # header, so the members must share that target's include path.
+      message(FATAL_ERROR "tinyaot_add_model(${name}): the models of SHARED_ARENA ${pool} "
+                          "must be added to one target ('${pool_target}')")
+    elseif(NOT "${pool_section}" STREQUAL "${arg_ARENA_SECTION}")
+      message(FATAL_ERROR "tinyaot_add_model(${name}): the models of SHARED_ARENA ${pool} "
+                          "must use the same ARENA_SECTION ('${pool_section}')")
+    endif()
+    set_property(GLOBAL APPEND PROPERTY TINYAOT_POOL_${pool}_MEMBERS ${name})
+    _tinyaot_write_pool(${pool} ${pool_dir})
+  endif()
+
+  # The compiler sources (templates included) are dependencies, so an updated compiler
+  # regenerates; named by pattern, as bytecode caches come and go with every Python run and
+  # would make CONFIGURE_DEPENDS re-run CMake. The options go into a stamp file as well as
+  # onto the command line: Ninja reruns a changed command by itself, Makefile generators only
+  # see a changed file.
+  file(GLOB_RECURSE compiler CONFIGURE_DEPENDS ${TINYAOT_ROOT}/scripts/tinyaot/*.py
+       ${TINYAOT_ROOT}/scripts/tinyaot/templates/*)
+  set(stamp ${out}.options)
+  list(JOIN options " " options_text)
+  file(CONFIGURE OUTPUT ${stamp}
+       CONTENT "${options_text}\nARENA_SECTION=${arg_ARENA_SECTION}\n" @ONLY)
+  file(RELATIVE_PATH shown ${CMAKE_SOURCE_DIR} ${model})
+  if(shown MATCHES "^\\.\\./\\.\\./")
+    set(shown ${model})
+  endif()
+
+  # Run from the output folder: `python -m` puts the working directory first on sys.path, and
+  # the build folder holds a tinyaot/ folder of generated code.
+  file(MAKE_DIRECTORY ${out})
+  add_custom_command(
+    OUTPUT ${source} ${header}
+    ${commands}
+    WORKING_DIRECTORY ${out}
+    DEPENDS ${model} ${compiler} ${TINYAOT_CMAKE_FILE} ${stamp}
+    COMMENT "tinyaot: compiling ${shown} into ${name}.c"
+    VERBATIM)
+  # A target of its own, so that a target in another directory (Zephyr's app, when the glue
+  # runs from the module's folder) can depend on the generated files.
+  add_custom_target(tinyaot_model_${name} DEPENDS ${source} ${header})
+  add_dependencies(${target} tinyaot_model_${name})
+
+  set_source_files_properties(${source} ${header} TARGET_DIRECTORY ${target}
+                              PROPERTIES GENERATED TRUE)
+  set(definitions "")
+  if(arg_PROFILE)
+    list(APPEND definitions TINYAOT_PROFILE)
+  endif()
+  if(arg_NO_ARG_CHECKS)
+    list(APPEND definitions TINYAOT_NO_ARG_CHECKS)
+  endif()
+  if(definitions)
+    set_property(SOURCE ${source} TARGET_DIRECTORY ${target} APPEND
+                 PROPERTY COMPILE_DEFINITIONS ${definitions})
+  endif()
+  get_property(provided GLOBAL PROPERTY TINYAOT_RUNTIME_PROVIDED)
+  if(arg_PROFILE AND provided AND NOT CONFIG_TINYAOT_PROFILE)
+    # Zephyr links the profiling glue only with the Kconfig option.
+    message(FATAL_ERROR "tinyaot_add_model(${name}): PROFILE needs CONFIG_TINYAOT_PROFILE=y")
+  endif()
+  get_target_property(profiled ${target} TINYAOT_PROFILE_LINKED)
+  if(arg_PROFILE AND NOT provided AND NOT profiled)
+    # The profiling glue compiles to nothing without TINYAOT_PROFILE, so it goes into the
+    # profiling target rather than into the shared runtime library.
+    set(glue ${TINYAOT_ROOT}/crt/src/profile.c)
+    target_sources(${target} PRIVATE ${glue})
+    set_property(SOURCE ${glue} TARGET_DIRECTORY ${target} APPEND
+                 PROPERTY COMPILE_DEFINITIONS TINYAOT_PROFILE)
+    set_target_properties(${target} PROPERTIES TINYAOT_PROFILE_LINKED TRUE)
+  endif()
+  target_sources(${target} PRIVATE ${source} ${header})
+  target_include_directories(${target} PUBLIC ${out})
+  set_property(TARGET ${target} APPEND PROPERTY TINYAOT_MODELS ${name})
+
+  if(arg_SHARED_ARENA)
+    target_include_directories(${target} PUBLIC ${pool_dir})
+    if(first_member)
+      target_sources(${target} PRIVATE ${pool_dir}/${pool}_pool.c)
+      set_property(TARGET ${target} APPEND PROPERTY TINYAOT_POOLS ${pool})
+    endif()
+  endif()
+
+  _tinyaot_link_runtime(${target})
+
+  # Plain CMake: report the sizes after linking an executable. Zephyr's glue does it for
+  # zephyr.elf.
+  get_target_property(type ${target} TYPE)
+  get_target_property(reporting ${target} TINYAOT_SIZE_REPORT)
+  if(type STREQUAL "EXECUTABLE" AND NOT reporting AND NOT provided)
+    tinyaot_size_command(report $<TARGET_FILE:${target}> ${target})
+    add_custom_command(TARGET ${target} POST_BUILD COMMAND ${report} VERBATIM)
+    set_target_properties(${target} PROPERTIES TINYAOT_SIZE_REPORT TRUE)
+  endif()
+endfunction()

@@ -1,0 +1,190 @@
+"""tinyaot_add_model() in a plain CMake project (tests/cmake/), built and run on the host.
+
+Configures and builds with CMake and Ninja in a temporary folder, runs the programs and
+compares them with TFLite Micro, and checks what the build must do: show the compiler's
+summary and the sizes, regenerate when the model or an option changes and only then, stop on
+a compile error with the compiler's one-line message, and share one arena in a pool.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import pytest
+from reference import MODELS, Reference
+
+REPO = Path(__file__).resolve().parents[1]
+PROJECT = REPO / "tests" / "cmake"
+HELLO = MODELS / "tflm_hello_world_int8.tflite"
+HELLO_FLOAT = MODELS / "tflm_hello_world_float32.tflite"
+
+pytestmark = pytest.mark.skipif(
+    not (shutil.which("cmake") and shutil.which("ninja") and shutil.which("cc")),
+    reason="cmake, ninja and a host C compiler are needed for the plain CMake project",
+)
+
+
+def run(cmd: list[str], cwd: Path | None = None) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PYTHONPATH=str(REPO / "scripts"), PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(cmd, cwd=cwd, capture_output=True, text=True, timeout=600, env=env)
+
+
+class Build:
+    """One configured build folder of tests/cmake with private copies of the models."""
+
+    def __init__(self, root: Path, *options: str) -> None:
+        self.dir = root / "build"
+        self.models = root / "models"
+        self.models.mkdir(parents=True, exist_ok=True)
+        self.hello = self.models / HELLO.name
+        shutil.copyfile(HELLO, self.hello)
+        shutil.copyfile(HELLO_FLOAT, self.models / HELLO_FLOAT.name)
+        self.configure(
+            f"-DPython3_EXECUTABLE={sys.executable}",
+            f"-DHELLO_MODEL={self.hello}",
+            f"-DHELLO_FLOAT_MODEL={self.models / HELLO_FLOAT.name}",
+            *options,
+        )
+
+    def configure(self, *options: str) -> None:
+        done = run(["cmake", "-G", "Ninja", "-S", str(PROJECT), "-B", str(self.dir), *options])
+        assert done.returncode == 0, done.stdout + done.stderr
+
+    def build(self) -> subprocess.CompletedProcess:
+        return run(["cmake", "--build", str(self.dir)])
+
+    def built(self) -> str:
+        done = self.build()
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout
+
+    def program(self, name: str) -> list[str]:
+        done = run([str(self.dir / name)])
+        assert done.returncode == 0, done.stdout + done.stderr
+        return done.stdout.splitlines()
+
+
+@pytest.fixture(scope="module")
+def hello_build(tmp_path_factory) -> tuple[Build, str]:
+    build = Build(tmp_path_factory.mktemp("cmake"))
+    return build, build.built()
+
+
+def test_build_shows_summary_and_sizes(hello_build):
+    _, log = hello_build
+    assert re.search(r"tinyaot: compiling .*tflm_hello_world_int8\.tflite into sine\.c", log)
+    assert re.search(r"^tinyaot: sine: arena \d+ B, weights 684 B, 3 ops, 288 MACs$", log, re.M)
+    assert re.search(r"^tinyaot: sine: code \d+ B, constants \d+ B, RAM \d+ B in hello$", log, re.M)
+
+
+def test_outputs_match_tflite_micro(hello_build):
+    build, _ = hello_build
+    lines = build.program("hello")
+    ref = Reference(HELLO)
+    for q, line in zip(range(-128, 128), lines, strict=False):
+        x, y = map(int, line.split())
+        want = ref.run([np.array([[q]], dtype=np.int8)])[0]
+        assert (x, y) == (q, int(want.ravel()[0]))
+    # PROFILE: the hook saw every op of every run.
+    assert "profiled 768 ops of 3" in lines
+
+
+def test_no_work_when_nothing_changed(hello_build):
+    build, _ = hello_build
+    log = build.built()
+    assert "tinyaot: compiling" not in log
+    assert "no work to do" in log
+
+
+def test_changed_model_regenerates(hello_build):
+    build, _ = hello_build
+    generated = build.dir / "tinyaot" / "sine" / "sine.c"
+    before = generated.stat().st_mtime_ns
+    time.sleep(0.01)
+    build.hello.touch()
+    log = build.built()
+    assert "tinyaot: compiling" in log and "into sine.c" in log
+    assert generated.stat().st_mtime_ns > before
+    assert "into sine_f.c" not in log, "an unrelated model was regenerated"
+
+
+def test_compiler_sources_are_dependencies(hello_build):
+    build, _ = hello_build
+    done = run(["ninja", "-C", str(build.dir), "-t", "query", "tinyaot/sine/sine.c"])
+    assert done.returncode == 0, done.stderr
+    inputs = done.stdout
+    for source in ("scripts/tinyaot/cli.py", "scripts/tinyaot/templates/model.c.j2"):
+        assert str(REPO / source) in inputs, f"{source} is not a dependency"
+
+
+def test_changed_option_regenerates(tmp_path):
+    build = Build(tmp_path)
+    build.built()
+    build.configure("-DHELLO_ALIGNMENT=64")
+    log = build.built()
+    assert "into sine.c" in log
+    header = (build.dir / "tinyaot" / "sine" / "sine.h").read_text()
+    assert re.search(r"#define SINE_ARENA_ALIGNMENT\s+64", header)
+
+
+def tflm_sine(x: float) -> float:
+    return float(Reference(HELLO_FLOAT).run([np.array([[x]], dtype=np.float32)])[0].ravel()[0])
+
+
+def test_shared_arena_pool(tmp_path):
+    """One pool of the largest member's size and alignment, and the right results."""
+    build = Build(tmp_path)
+    log = build.built()
+    assert re.search(r"^tinyaot: pool demo: \d+ B shared$", log, re.M)
+    lines = build.program("pooled")
+    *runs, summary = lines
+    m = re.fullmatch(r"pool (\d+) align (\d+) members 2: sine_q (\d+), sine_f (\d+)", summary)
+    assert m, summary
+    pool, align, size_q, size_f = map(int, m.groups())
+    assert pool == max(size_q, size_f) and align == 32
+    ref_q = Reference(HELLO)
+    for line in runs:
+        _, xq, yq, _, i, yf = line.split()
+        want_q = ref_q.run([np.array([[int(xq)]], dtype=np.int8)])[0].ravel()[0]
+        assert int(yq) == int(want_q)
+        assert abs(int(yf) / 1e6 - tflm_sine(0.5 * int(i))) < 1e-5
+    # No model keeps an arena of its own: the only arena-sized buffer is the pool.
+    symbols = run(["nm", "-S", str(build.dir / "pooled")]).stdout
+    assert re.search(r"^\S+ \S+ [bB] tinyaot_pool_demo$", symbols, re.M)
+    assert not re.search(r"^\S+ \S+ [bB] sine_[qf]_arena$", symbols, re.M)
+
+
+def compile_error(model: Path, tmp_path: Path, *options: str) -> str:
+    """The compiler's own one-line message for this model."""
+    out = tmp_path / "direct"
+    cmd = [sys.executable, "-m", "tinyaot", "compile", str(model), "--name", "sine", *options]
+    done = run([*cmd, "--output-dir", str(out)], cwd=tmp_path)
+    assert done.returncode == 2, done.stdout
+    return done.stderr.strip()
+
+
+def test_compile_error_stops_the_build(tmp_path):
+    build = Build(tmp_path)
+    build.hello.write_bytes(HELLO.read_bytes()[:500])
+    done = build.build()
+    assert done.returncode != 0
+    want = compile_error(build.hello, tmp_path)
+    assert want.startswith("error: ") and "damaged or truncated" in want
+    assert want in done.stdout.splitlines()
+    assert "Traceback" not in done.stdout
+
+
+def test_budget_stops_the_build(tmp_path):
+    build = Build(tmp_path, "-DHELLO_BUDGET=16")
+    done = build.build()
+    assert done.returncode != 0
+    want = compile_error(HELLO, tmp_path, "--arena-budget", "16")
+    assert "model 'sine' needs an arena of" in want and "budget of 16 bytes" in want
+    assert want in done.stdout.splitlines()

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""Regenerate the reference data that the twister suites and the samples compare with.
+
+Every expected output comes from the TFLite Micro interpreter on the host (tests/reference.py).
+Written, relative to the repository (or to --root):
+
+- tests/zephyr/models/expected/<model>.c: for every model in ../shared/models, the outputs for
+  input sets drawn from a seeded xorshift32 stream, which the target regenerates, so that no
+  inputs are stored;
+- tests/zephyr/models/testcase.yaml: one scenario per model, on qemu_cortex_m3 when the model
+  fits it and on mps2/an385 always;
+- samples/*/src/expected.h: the fixed inputs of the samples and their expected outputs.
+
+tests/test_zephyr.py regenerates into a temporary folder and fails when a committed file
+differs. Run after changing a model, the sets or this script:
+
+    python3 tests/zephyr/gen_expected.py
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import sys
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+HERE = Path(__file__).resolve().parent
+REPO = HERE.parents[1]
+sys.path[:0] = [str(REPO / "scripts"), str(REPO / "tests")]
+
+from reference import Reference, model_paths  # noqa: E402
+from tinyaot.compiler import Options, compile_model  # noqa: E402
+
+SUITE = Path("tests/zephyr/models")
+GENERATOR = "tests/zephyr/gen_expected.py"
+
+# Small outputs get several input sets; a large one (simple_add: 16 KB) one, to keep the
+# committed data and the flash image small.
+SETS = 3
+LARGE_OUTPUT = 1024
+
+# What qemu_cortex_m3 (64 KB RAM, 256 KB flash) has left for a model once Zephyr, ztest and
+# the test itself are in: measured on this suite's hello_world build (RAM 13 KB with the
+# 4 KB ztest stack, flash 23 KB), with margin.
+M3_RAM = 64 * 1024 - 16 * 1024
+M3_FLASH = 256 * 1024 - 48 * 1024
+
+
+def xorshift32(state: int, count: int) -> tuple[np.ndarray, int]:
+    """The target's generator (tests/zephyr/models/src/main.c): `count` words, the new state."""
+    out = np.empty(count, dtype=np.uint32)
+    for i in range(count):
+        state ^= (state << 13) & 0xFFFFFFFF
+        state ^= state >> 17
+        state ^= (state << 5) & 0xFFFFFFFF
+        out[i] = state
+    return out, state
+
+
+def seeded_inputs(ref: Reference, seed: int) -> list[np.ndarray]:
+    """Inputs filled one after the other from one stream, as the target fills them."""
+    state = seed
+    inputs = []
+    for d in ref.inputs:
+        shape, dtype = tuple(int(n) for n in d["shape"]), np.dtype(d["dtype"])
+        count = int(np.prod(shape))
+        if dtype == np.float32:
+            words, state = xorshift32(state, count)
+            # 24 bits scaled to [-1, 1): exact in float32, as on the target.
+            values = (words >> 8).astype(np.float32) * np.float32(2.0**-23) - np.float32(1.0)
+        elif dtype in (np.int8, np.uint8):
+            words, state = xorshift32(state, count)
+            values = (words >> 24).astype(np.uint8).view(dtype)
+        else:
+            raise SystemExit(f"{GENERATOR}: no input generator for dtype {dtype}")
+        inputs.append(values.reshape(shape))
+    return inputs
+
+
+def seed_of(index: int) -> int:
+    return (0x9E3779B9 * (index + 1)) & 0xFFFFFFFF or 1
+
+
+CTYPES = {
+    np.dtype(np.int8): "int8_t",
+    np.dtype(np.uint8): "uint8_t",
+    np.dtype(np.int16): "int16_t",
+    np.dtype(np.int32): "int32_t",
+    np.dtype(np.float32): "float",
+}
+
+
+def c_values(values: np.ndarray) -> list[str]:
+    if values.dtype == np.float32:
+        # 9 significant digits name a float32 exactly.
+        return [f"{float(v):.9g}f" for v in values.ravel()]
+    return [str(int(v)) for v in values.ravel()]
+
+
+def c_array(name: str, values: np.ndarray, storage: str = "static const") -> str:
+    items = c_values(values)
+    per_line = 8 if values.dtype == np.float32 else 16
+    lines = [", ".join(items[i : i + per_line]) + "," for i in range(0, len(items), per_line)]
+    body = "\n".join("\t" + line for line in lines)
+    return f"{storage} {CTYPES[values.dtype]} {name}[{len(items)}] = {{\n{body}\n}};\n"
+
+
+def header_comment(lines: Iterable[str]) -> str:
+    text = "\n".join(f" * {line}".rstrip() for line in lines)
+    return f"/*\n{text}\n */\n"
+
+
+@dataclass
+class Fit:
+    arena: int
+    weights: int
+
+    def on_m3(self, expected_bytes: int) -> bool:
+        return self.arena <= M3_RAM and self.weights + expected_bytes <= M3_FLASH
+
+
+def model_fit(model: Path) -> Fit:
+    compiled = compile_model(model, Options(name="model"))
+    return Fit(compiled.plan.size, compiled.weights_size)
+
+
+def out_sizes(ref: Reference) -> list[int]:
+    return [int(np.prod(d["shape"])) * np.dtype(d["dtype"]).itemsize for d in ref.outputs]
+
+
+def expected_source(model: Path, ref: Reference) -> tuple[str, int]:
+    """The expected/<model>.c text and the bytes of expected data it holds."""
+    sets = 1 if sum(out_sizes(ref)) > LARGE_OUTPUT else SETS
+    parts = [
+        header_comment(
+            [
+                f"Generated by {GENERATOR} from {model.name}:",
+                "the outputs of the TFLite Micro interpreter for the inputs the suite draws",
+                "from each seed. Do not edit.",
+            ]
+        ),
+        "/* clang-format off */",
+        '#include "expected.h"\n',
+    ]
+    held = 0
+    for s in range(sets):
+        outputs = ref.run(seeded_inputs(ref, seed_of(s)))
+        names = []
+        for o, y in enumerate(outputs):
+            names.append(f"set{s}_output{o}")
+            parts.append(c_array(names[-1], np.ascontiguousarray(y)))
+            held += y.nbytes
+        parts.append(f"static const void *const set{s}_outputs[] = {{{', '.join(names)}}};\n")
+    in_sizes = [int(np.prod(d["shape"])) * np.dtype(d["dtype"]).itemsize for d in ref.inputs]
+    sets_init = "\n".join(f"\t{{{seed_of(s):#010x}u, set{s}_outputs}}," for s in range(sets))
+    parts += [
+        f"static const size_t input_sizes[] = {{{', '.join(map(str, in_sizes))}}};",
+        f"static const size_t output_sizes[] = {{{', '.join(str(n) for n in out_sizes(ref))}}};\n",
+        f"static const struct expected_set sets[] = {{\n{sets_init}\n}};\n",
+        "const struct expected_model expected = {",
+        f'\t"{model.stem}", {len(ref.inputs)}, {len(ref.outputs)}, input_sizes, output_sizes,',
+        f"\t{sets}, sets,",
+        "};",
+        "/* clang-format on */",
+    ]
+    return "\n".join(parts) + "\n", held
+
+
+def testcase_yaml(boards: dict[str, list[str]]) -> str:
+    suite_dir = REPO / SUITE
+    lines = [
+        f"# Generated by {GENERATOR}: one scenario per model of ../shared/models, compiled",
+        "# through CONFIG_TINYAOT_MODEL_PATH and compared with TFLite Micro on the target;",
+        "# on qemu_cortex_m3 when the model fits its 64 KB RAM and 256 KB flash, and always on",
+        "# mps2/an385 (also a Cortex-M3, with 4 MB of each). Do not edit.",
+        "common:",
+        "  tags: tinyaot",
+        "  harness: ztest",
+        "  timeout: 600",
+        "tests:",
+    ]
+    for stem, platforms in boards.items():
+        path = os.path.relpath(REPO.parent / "shared" / "models" / f"{stem}.tflite", suite_dir)
+        lines += [
+            f"  tinyaot.models.{stem}:",
+            "    platform_allow:",
+            *(f"      - {p}" for p in platforms),
+            "    integration_platforms:",
+            f"      - {platforms[0]}",
+            "    extra_configs:",
+            f'      - CONFIG_TINYAOT_MODEL_PATH="{path}"',
+        ]
+    return "\n".join(lines) + "\n"
+
+
+# The samples: fixed inputs (no sensor or audio front end here) and the reference outputs.
+
+HELLO_XS = [0.0, 0.75, 1.5, 2.25, 3.0, 3.75, 4.5, 5.25, 6.0]
+
+
+def quantize(x: float, detail: dict) -> int:
+    q = detail["quantization_parameters"]
+    scale, zero = float(q["scales"][0]), int(q["zero_points"][0])
+    return int(np.clip(round(x / scale) + zero, -128, 127))
+
+
+def hello_header(model: Path) -> str:
+    ref = Reference(model)
+    rows = []
+    for x in HELLO_XS:
+        qx = quantize(x, ref.inputs[0])
+        qy = int(ref.run([np.array([[qx]], dtype=np.int8)])[0].ravel()[0])
+        q = ref.inputs[0]["quantization_parameters"]
+        real_x = (qx - int(q["zero_points"][0])) * float(q["scales"][0])
+        rows.append(f"\t{{{qx}, {qy}, {round(math.sin(real_x) * 1000)}}},")
+    return "\n".join(
+        [
+            header_comment(
+                [
+                    f"Generated by {GENERATOR} from model/{model.name}:",
+                    "quantised inputs and the outputs of the TFLite Micro interpreter for them.",
+                    "Do not edit.",
+                ]
+            ),
+            "/* clang-format off */",
+            "#ifndef EXPECTED_H_",
+            "#define EXPECTED_H_\n",
+            "#include <stdint.h>\n",
+            "struct sine_point {",
+            "\tint8_t x;          /* quantised input */",
+            "\tint8_t y;          /* quantised output of the reference interpreter */",
+            "\tint16_t sin_milli; /* sin(x) * 1000, to show how close the model gets */",
+            "};\n",
+            "static const struct sine_point expected_points[] = {",
+            *rows,
+            "};\n",
+            "#endif /* EXPECTED_H_ */",
+            "/* clang-format on */",
+        ]
+    )
+
+
+def features(frames: int, coefficients: int, phase: float) -> np.ndarray:
+    """A smooth synthetic feature map (frames x coefficients) in the int8 range."""
+    t = np.arange(frames)[:, None]
+    c = np.arange(coefficients)[None, :]
+    v = 60.0 * np.sin(0.21 * t + 0.37 * c + phase) - 20.0 * np.cos(0.05 * t * c)
+    return np.clip(np.round(v), -128, 127).astype(np.int8)
+
+
+def sample_model_arrays(model: Path, prefix: str, phase: float) -> list[str]:
+    """Both speech models take 49 frames of features (1 s of audio)."""
+    ref = Reference(model)
+    shape = [int(n) for n in ref.inputs[0]["shape"]]
+    size = int(np.prod(shape))
+    x = features(49, size // 49, phase).reshape(shape)
+    y = ref.run([x])[0]
+    return [c_array(f"{prefix}_input", x), c_array(f"{prefix}_expected", np.ascontiguousarray(y))]
+
+
+def features_header(models: list[tuple[Path, str, float]]) -> str:
+    parts = [
+        header_comment(
+            [
+                f"Generated by {GENERATOR}: a fixed synthetic input per model",
+                "(there is no audio front end in the sample) and the output of the TFLite",
+                "Micro interpreter for it. Do not edit.",
+            ]
+        ),
+        "/* clang-format off */",
+        "#ifndef EXPECTED_H_",
+        "#define EXPECTED_H_\n",
+        "#include <stdint.h>\n",
+    ]
+    for model, prefix, phase in models:
+        parts += sample_model_arrays(model, prefix, phase)
+    parts += ["#endif /* EXPECTED_H_ */", "/* clang-format on */"]
+    return "\n".join(parts) + "\n"
+
+
+def generate() -> dict[Path, str]:
+    files: dict[Path, str] = {}
+    boards: dict[str, list[str]] = {}
+    for model in model_paths():
+        ref = Reference(model)
+        text, held = expected_source(model, ref)
+        files[SUITE / "expected" / f"{model.stem}.c"] = text
+        fit = model_fit(model)
+        boards[model.stem] = (["qemu_cortex_m3"] if fit.on_m3(held) else []) + ["mps2/an385"]
+    files[SUITE / "testcase.yaml"] = testcase_yaml(boards)
+
+    samples = Path("samples")
+    files[samples / "hello_model/src/expected.h"] = hello_header(
+        REPO / samples / "hello_model/model/hello_world_int8.tflite"
+    )
+    files[samples / "kws/src/expected.h"] = features_header(
+        [(REPO / samples / "kws/model/kws.tflite", "kws", 0.0)]
+    )
+    files[samples / "shared_arena/src/expected.h"] = features_header(
+        [
+            (REPO / samples / "shared_arena/model/kws.tflite", "kws", 0.0),
+            (REPO / samples / "shared_arena/model/micro_speech.tflite", "micro_speech", 1.0),
+        ]
+    )
+    return files
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--root", type=Path, default=REPO, help="write under this folder instead")
+    args = p.parse_args(argv)
+    for rel, text in generate().items():
+        path = args.root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8", newline="\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
