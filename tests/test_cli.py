@@ -130,6 +130,7 @@ def test_reproducible_output(tmp_path):
     assert first.returncode == 0 and second.returncode == 0
     files = sorted(p.name for p in a.iterdir())
     assert files == ["kws.c", "kws.h"]
+    assert all((a / f).stat().st_mode & 0o644 == 0o644 for f in files), "not world-readable"
     for f in files:
         assert (a / f).read_bytes() == (b / f).read_bytes(), f
         text = (a / f).read_text()

@@ -45,10 +45,14 @@ def write_atomically(files: dict[str, str], out_dir: Path) -> None:
     except OSError as exc:
         raise CompileError(f"cannot create output directory '{out_dir}': {exc.strerror}") from None
     temps: list[tuple[str, Path]] = []
+    # mkstemp creates 0600 files; generated sources get the mode any new file would.
+    umask = os.umask(0)
+    os.umask(umask)
     try:
         for fname, text in sorted(files.items()):
             fd, tmp = tempfile.mkstemp(prefix=f".{fname}.", dir=out_dir)
             temps.append((fname, Path(tmp)))
+            os.fchmod(fd, 0o666 & ~umask)
             with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
                 f.write(text)
         for fname, tmp in temps:
@@ -140,6 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except CompileError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return EXIT_ERROR
+    except BrokenPipeError:
+        # `tinyaot report ... | head`: the reader left; nothing more to say.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except RecursionError:
         print("error: the model is nested too deeply to read", file=sys.stderr)
         return EXIT_ERROR

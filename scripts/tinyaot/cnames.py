@@ -10,6 +10,17 @@ from .compiler import C_KEYWORDS
 
 # C99 guarantees 63 significant characters in an internal identifier.
 MAX_IDENT = 63
+# Struct fields must also survive newer C (C23 keywords, GNU modes), the header's
+# C++ users, and the lowercase macros of the standard headers a firmware includes.
+RESERVED = C_KEYWORDS | frozenset(
+    "alignas alignof bool constexpr false nullptr static_assert thread_local true typeof "
+    "typeof_unqual asm errno assert offsetof setjmp stdin stdout stderr complex imaginary "
+    "va_arg va_copy va_end va_start and and_eq bitand bitor catch char16_t char32_t char8_t "
+    "class compl concept consteval constinit const_cast co_await co_return co_yield decltype "
+    "delete dynamic_cast explicit export friend mutable namespace new noexcept not not_eq "
+    "operator or or_eq private protected public reinterpret_cast requires static_cast "
+    "template this throw try typeid typename using virtual wchar_t xor xor_eq".split()
+)
 
 
 def identifiers(names: list[str], fallback: str) -> list[str]:
@@ -24,7 +35,7 @@ def identifiers(names: list[str], fallback: str) -> list[str]:
         if ident[0].isdigit():
             ident = f"t_{ident}"
         ident = ident[: MAX_IDENT - 4]
-        if ident in C_KEYWORDS:
+        if ident in RESERVED:
             ident += "_"
         base, n = ident, 2
         while ident in used:

@@ -126,7 +126,13 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
                 f"{op.describe()} writing tensor {t} '{graph.tensors[t].name}' is not supported; "
                 f"supported ops: {', '.join(OPS)}"
             )
-        lowered = opdef.lower(graph, op)
+        try:
+            lowered = opdef.lower(graph, op)
+        except CompileError as exc:
+            # Helpers that know only a tensor or a number still get the op named.
+            if str(exc).startswith(op.describe()):
+                raise
+            raise CompileError(f"{op.describe()}: {exc}") from None
         if isinstance(lowered, Alias):
             _alias(graph, op, lowered, root)
         else:

@@ -165,6 +165,14 @@ class _Reader:
             raise CompileError(f"{where} has {len(scales)} scales but {len(zps)} zero points")
         if not all(np.isfinite(s) and s > 0 for s in scales):
             raise CompileError(f"{where} has a quantisation scale that is not a positive number")
+        # Zero points are emitted as integers of the tensor's type (int32 for floats).
+        dtype = _TFLITE_DTYPES.get(t.Type(), DType.INT32)
+        limits = np.iinfo(dtype.numpy if dtype != DType.FLOAT32 else np.int32)
+        bad = [z for z in zps if not limits.min <= z <= limits.max]
+        if bad:
+            raise CompileError(
+                f"{where} has zero point {bad[0]}, outside the range of {limits.dtype}"
+            )
         return Quant(scales=scales, zero_points=zps, axis=int(q.QuantizedDimension()))
 
     def _buffer(self, index: int, tensor: Tensor, where: str) -> np.ndarray | None:
@@ -187,7 +195,10 @@ class _Reader:
                 f"{where} has {len(raw)} bytes of data but its shape {list(tensor.shape)} "
                 f"and dtype {tensor.dtype.short} need {tensor.nbytes}"
             )
-        return np.frombuffer(raw, dtype=tensor.dtype.numpy.newbyteorder("<")).reshape(tensor.shape)
+        data = np.frombuffer(raw, dtype=tensor.dtype.numpy.newbyteorder("<")).reshape(tensor.shape)
+        if data.dtype.kind == "f" and not np.isfinite(data).all():
+            raise CompileError(f"{where} holds NaN or infinite values, which are not supported")
+        return data
 
     def _op(self, o: tflite.Operator, index: int, num_tensors: int) -> Op:
         code_index = o.OpcodeIndex()

@@ -133,10 +133,20 @@ def require_quant(graph: Graph, op: Op, tensors: list[int | None], per_tensor: b
             raise op_error(graph, op, "per-channel quantisation is not supported here", idx)
 
 
-def require_const(graph: Graph, op: Op, index: int | None, what: str) -> Tensor:
+def require_const(
+    graph: Graph, op: Op, index: int | None, what: str, dtype: DType | None = None
+) -> Tensor:
     t = graph.tensor(index)
     if not t.is_const:
         raise op_error(graph, op, f"the {what} must be a constant tensor", t.index)
+    if dtype is not None and t.dtype != dtype:
+        # Float ops with int8 weights are TFLite's "hybrid" quantisation.
+        raise op_error(
+            graph,
+            op,
+            f"the {what} must be {dtype.short} like the input, not {t.dtype.short}",
+            t.index,
+        )
     return t
 
 
@@ -146,6 +156,16 @@ def require_option(
     value = op.options.get(name)
     if value not in allowed:
         raise op_error(graph, op, f"{label} {value} is not supported (supported: {allowed})")
+
+
+def int_option(graph: Graph, op: Op, name: str) -> int:
+    """A required integer option; missing when the options table is absent or of another op."""
+    value = op.options.get(name)
+    if not isinstance(value, int):
+        raise op_error(
+            graph, op, f"the {name} option is missing (no options table, or one of another op)"
+        )
+    return int(value)
 
 
 def shape4(t: Tensor) -> tuple[int, int, int, int]:
@@ -166,7 +186,7 @@ def window_padding(
 ) -> tuple[int, int]:
     """TFLite's ComputePaddingHeightWidth, after checking the stored output size agrees."""
     padding = op.options.get("Padding")
-    strides = (int(op.options["StrideH"]), int(op.options["StrideW"]))
+    strides = (int_option(graph, op, "StrideH"), int_option(graph, op, "StrideW"))
     if padding not in (PADDING_SAME, PADDING_VALID):
         raise op_error(graph, op, f"padding type {padding} is not supported (SAME or VALID)")
     if min(strides) < 1:

@@ -12,6 +12,7 @@ from .lowering import (
     TensorArg,
     activation_dtype,
     count_io,
+    int_option,
     op_error,
     require_quant,
     shape4,
@@ -30,7 +31,7 @@ def pool_call(graph: Graph, op: Op, kernel: str) -> KernelCall:
         raise op_error(
             graph, op, f"output {list(out.shape)} does not fit input {list(inp.shape)}", out.index
         )
-    kh, kw = int(op.options["FilterHeight"]), int(op.options["FilterWidth"])
+    kh, kw = int_option(graph, op, "FilterHeight"), int_option(graph, op, "FilterWidth")
     pad_h, pad_w = window_padding(graph, op, (h, w), (kh, kw), (oh, ow))
     dims = {
         "batches": n,
