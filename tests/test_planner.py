@@ -155,6 +155,64 @@ def test_overlap_gaps_are_safe_and_tight(window):
         assert not simulate(sets, n_in, es, es, base + rule.reverse - 1, base, reverse=True)
 
 
+def replay(steps: inplace.Steps, n_in: int, out_off: int, in_off: int) -> bool:
+    """Run a kernel's steps on a byte map (int8): does any read find an overwritten byte?"""
+    size = max(out_off + int(steps.write_hi.max()), in_off + n_in) + 1
+    mem = np.full(size, -1, dtype=np.int64)
+    mem[in_off : in_off + n_in] = np.arange(n_in)
+    for t in range(steps.write_lo.size):
+        lo, hi = int(steps.read_lo[t]), int(steps.read_hi[t])
+        if lo <= hi and not np.array_equal(
+            mem[in_off + lo : in_off + hi + 1], np.arange(lo, hi + 1)
+        ):
+            return False
+        mem[out_off + int(steps.write_lo[t]) : out_off + int(steps.write_hi[t])] = -2
+    return True
+
+
+@settings(max_examples=300, deadline=None)
+@given(windows(), st.integers(1, 4), st.booleans())
+def test_fast_kernel_gaps_are_safe_and_tight(window, group, patch):
+    """The orders of tinyaot_conv_fast_s8 (pairs of pixels, blocks of four channels, PATCH
+    or in-place reads) and tinyaot_dwconv_fast_s8 (groups of pixels written at once), replayed
+    on a byte map at their gaps, one byte closer, and in both directions."""
+    dims, cin, cout, depthwise, _ = window
+    if depthwise:
+        if dims["k_h"] != 3:
+            return
+        orders = [lambda rev: inplace.dwconv_fast_steps(dims, cin, group, rev)]
+    else:
+        orders = [lambda rev: inplace.conv_fast_steps(dims, cin, cout, patch, rev)]
+    n_in = dims["in_h"] * dims["in_w"] * cin
+    base = 2000
+    for steps_of in orders:
+        fwd, rev = steps_of(False), steps_of(True)
+        g_f, g_r = inplace.forward_gap(fwd, 1, 1), inplace.reverse_gap(rev, 1, 1)
+        assert replay(fwd, n_in, base - max(g_f, -base), base)
+        assert replay(rev, n_in, base + max(g_r, -base), base)
+        if g_f > -base:
+            assert not replay(fwd, n_in, base - g_f + 1, base)
+        if g_r > -base:
+            assert not replay(rev, n_in, base + g_r - 1, base)
+
+
+@settings(max_examples=100, deadline=None)
+@given(windows())
+def test_element_steps_give_the_reference_gaps(window):
+    """The step model reproduces gaps() for the reference kernels' element order."""
+    dims, cin, cout, depthwise, es = window
+    channel_of = np.arange(cout) * cin // cout if depthwise else None
+    rule = inplace.windowed(0, dims, cin, cout, channel_of, es, es)
+    sets = reads(dims, cin, cout, depthwise)
+    if len(sets) < 2 or any(not r for r in sets):
+        return
+    rmin = np.array([min(r) for r in sets])
+    rmax = np.array([max(r) for r in sets])
+    fwd = inplace.forward_gap(inplace.element_steps(rmin, rmax, False), es, es)
+    rev = inplace.reverse_gap(inplace.element_steps(rmin, rmax, True), es, es)
+    assert (fwd, rev) == (rule.forward, rule.reverse)
+
+
 # TFLM's arena for the activations ("head"), measured with the tflite-micro package
 # (bench/tflm_arena.py), and the targets this project set itself.
 TARGETS = {

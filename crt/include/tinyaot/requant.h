@@ -1,7 +1,7 @@
 /*
  * Requantisation of an int32 accumulator to int8 in six Cortex-M3 instructions, bit-exact with
  * tinyaot_mbqm() followed by the output offset, for per-channel parameters the compiler has
- * checked and rewritten (scripts/tinyaot/quant.py, fast_requant):
+ * checked and rewritten (scripts/tinyaot/fast.py, requant_table):
  *
  *   tinyaot_rdbpot(tinyaot_srdhm(acc, m), e) + offset, for m >= 0 and a right shift e >= 2,
  *
@@ -21,12 +21,10 @@
 #include <arm_acle.h>
 #endif
 
-/* Per output channel, as the fast kernels read them. */
-struct tinyaot_requant {
-	int32_t mult;  /* m */
-	int32_t high;  /* h = 2^(e-2) + output_offset * 2^(e-1) */
-	int32_t shift; /* e - 1 */
-};
+/* The fast kernels read three int32 per output channel, in this order. */
+#define TINYAOT_REQUANT_MULT  0 /* m */
+#define TINYAOT_REQUANT_HIGH  1 /* h = 2^(e-2) + output_offset * 2^(e-1) */
+#define TINYAOT_REQUANT_SHIFT 2 /* e - 1 */
 
 static inline int32_t tinyaot_sat_s8(int32_t x)
 {

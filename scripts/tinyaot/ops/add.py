@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .. import inplace, quant
+from .. import fast, inplace, quant
 from ..ir import DType, Graph, Op
 from ..lowering import (
     KernelCall,
@@ -11,6 +11,7 @@ from ..lowering import (
     activation_dtype,
     broadcast_params,
     count_io,
+    op_error,
     require_quant,
 )
 
@@ -22,6 +23,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = activation_dtype(graph, op, ("int8", "float32"))
     a, b = graph.tensor(op.inputs[0]), graph.tensor(op.inputs[1])
     out = graph.tensor(op.outputs[0])
+    if b.dtype != dtype:
+        raise op_error(graph, op, f"input dtypes {dtype.short} and {b.dtype.short} differ", b.index)
     bcast = broadcast_params(graph, op, a, b, out)
     act = int(op.options.get("FusedActivationFunction", 0))
     args = [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)]
@@ -44,6 +47,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     m2, s2 = quant.quantize_multiplier(float(b.scale) / twice_max)
     mo, so = quant.quantize_multiplier(twice_max / ((1 << LEFT_SHIFT) * float(out.scale)))
     lo, hi = quant.activation_range_int8(act, out, op.describe())
+    call = fast.lower_add(a, b, out, LEFT_SHIFT, ((m1, s1), (m2, s2)), (mo, so), (lo, hi), overlap)
+    if call is not None:
+        return call
     params = {
         "b": bcast,
         "left_shift": LEFT_SHIFT,

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from .. import inplace, quant
-from ..ir import DType, Graph, Op
+import numpy as np
+
+from .. import fast, inplace, quant
+from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
+    ConstArray,
     KernelCall,
     OpDef,
     TensorArg,
@@ -26,7 +29,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = activation_dtype(graph, op, ("int8", "float32"))
     require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = require_const(graph, op, op.inputs[1], "filter")
+    filt = require_const(graph, op, op.inputs[1], "filter", dtype)
     n, h, w, c = shape4(inp)
     on, oh, ow, oc = shape4(out)
     if len(filt.shape) != 4 or filt.shape[0] != oc or filt.shape[3] != c or on != n:
@@ -84,6 +87,11 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         raise op_error(graph, op, "int8 weights must be symmetric (zero point 0)", filt.index)
     mults, shifts = quant.conv_multipliers(inp, filt, out, oc)
     lo, hi = quant.activation_range_int8(act, out, op.describe())
+    bias_t = graph.tensors[bias.index] if bias is not None else None
+    assert filt.data is not None
+    call = lower_fast(inp, filt.data, bias_t, out, dims, mults, shifts, (lo, hi))
+    if call is not None:
+        return call
     params = {
         "d": dims,
         "input_offset": -inp.zero_point,
@@ -101,6 +109,82 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         args,
         macs=macs,
         **overlap,
+    )
+
+
+# tinyaot/conv_fast.h
+PATCH, ROWS = 0, 1
+PATCH_MAX, RUNS_MAX = 128, 16
+# Runs of at most this many bytes cost more to set up than to copy to the patch.
+SHORT = 8
+
+
+def fast_mode(dims: dict[str, int], in_c: int) -> int | None:
+    """How tinyaot_conv_fast_s8 should read the windows, or None when it cannot.
+
+    PATCH copies every window (runs of up to SHORT bytes cost more to set up than to copy);
+    ROWS reads whole windows in place and copies clipped ones when they fit the patch.
+    """
+    kh, kw = dims["k_h"], dims["k_w"]
+    x0 = np.arange(dims["out_w"]) * dims["stride_w"] - dims["pad_w"]
+    clipped = bool(np.any((x0 < 0) | (x0 + kw > dims["in_w"])))
+    patch = kh * kw * in_c <= PATCH_MAX
+    rows = kh <= RUNS_MAX and (not clipped or patch or kh * kw <= RUNS_MAX)
+    if patch and (kw * in_c <= SHORT and kh * kw > 1 or not rows):
+        return PATCH
+    return ROWS if rows else None
+
+
+def lower_fast(
+    inp: Tensor,
+    filters: np.ndarray,
+    bias: Tensor | None,
+    out: Tensor,
+    dims: dict[str, int],
+    mults: list[int],
+    shifts: list[int],
+    act: tuple[int, int],
+) -> KernelCall | None:
+    """tinyaot_conv_fast_s8 when its arithmetic is exact for these weights, else None.
+
+    filters are OHWI. Also used by DEPTHWISE_CONV_2D with one input channel, which is a
+    convolution."""
+    if not fast.ENABLED:
+        return None
+    in_c, out_c = dims["in_c"], dims["out_c"]
+    mode = fast_mode(dims, in_c)
+    if mode is None:
+        return None
+    depth = dims["k_h"] * dims["k_w"] * in_c
+    weights = filters.astype(np.int64).reshape(out_c, depth)
+    bias_data = bias.data if bias is not None else None
+    folded = fast.folded_bias(weights, bias_data, -inp.zero_point)
+    if not fast.fits_int32(weights, folded):
+        return None
+    rows = fast.requant_rows(mults, shifts, out.zero_point, fast.acc_range(weights, folded))
+    if rows is None:
+        return None
+    blocks = (out_c + 3) // 4
+    grouped = fast.padded(weights, 4 * blocks).reshape(blocks, 4, depth).transpose(0, 2, 1)
+    zero_row = np.full(dims["k_w"] * in_c if mode == ROWS else 1, inp.zero_point, np.int8)
+    params = {
+        "d": dims,
+        "mode": mode,
+        "act_min": act[0],
+        "act_max": act[1],
+        "zero_row": ConstArray("int8_t", zero_row),
+        "weights": ConstArray("int8_t", grouped.reshape(-1).astype(np.int8)),
+        "table": fast.block_table(folded, rows),
+    }
+    return KernelCall(
+        "tinyaot_conv_fast_s8",
+        "tinyaot/conv_fast.h",
+        "struct tinyaot_conv_fast_params",
+        params,
+        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
+        macs=dims["batches"] * dims["out_h"] * dims["out_w"] * out_c * depth,
+        inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, mode == PATCH),),
+        reverse_param="d.reverse",
     )
 
 

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import inplace, quant
-from ..ir import DType, Graph, Op
+from .. import fast, inplace, quant
+from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
+    ConstArray,
     KernelCall,
     OpDef,
     TensorArg,
@@ -21,6 +22,7 @@ from ..lowering import (
     shape4,
     window_padding,
 )
+from . import conv_2d
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -28,7 +30,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = activation_dtype(graph, op, ("int8", "float32"))
     require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = require_const(graph, op, op.inputs[1], "filter")
+    filt = require_const(graph, op, op.inputs[1], "filter", dtype)
     n, h, w, c = shape4(inp)
     on, oh, ow, oc = shape4(out)
     mult = oc // c if c else 0
@@ -93,6 +95,17 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         raise op_error(graph, op, "int8 weights must be symmetric (zero point 0)", filt.index)
     mults, shifts = quant.conv_multipliers(inp, filt, out, oc)
     lo, hi = quant.activation_range_int8(act, out, op.describe())
+    assert filt.data is not None
+    bias_t = graph.tensors[bias.index] if bias is not None else None
+    if c == 1:
+        # One input channel: a convolution whose output channels are the multiplier's.
+        filters = filt.data.reshape(kh, kw, oc).transpose(2, 0, 1)[..., None]
+        call = conv_2d.lower_fast(inp, filters, bias_t, out, dims, mults, shifts, (lo, hi))
+        if call is not None:
+            return call
+    call = lower_fast(inp, filt.data, bias_t, out, dims, mults, shifts, (lo, hi))
+    if call is not None:
+        return call
     params = {
         "d": dims,
         "depth_multiplier": mult,
@@ -111,6 +124,65 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         args,
         macs=macs,
         **overlap,
+    )
+
+
+# tinyaot/dwconv_fast.h: the output buffer, and the widest group the stage holds per stride.
+BUF, WIDEST = 320, {1: 7, 2: 4}
+
+
+def lower_fast(
+    inp: Tensor,
+    filters: np.ndarray,
+    bias: Tensor | None,
+    out: Tensor,
+    dims: dict[str, int],
+    mults: list[int],
+    shifts: list[int],
+    act: tuple[int, int],
+) -> KernelCall | None:
+    """tinyaot_dwconv_fast_s8 for 3x3 windows, multiplier 1, strides 1 and 2, when exact."""
+    c = dims["in_c"]
+    if (
+        not fast.ENABLED
+        or (dims["k_h"], dims["k_w"]) != (3, 3)
+        or dims["out_c"] != c
+        or dims["stride_h"] not in (1, 2)
+        or dims["stride_w"] not in (1, 2)
+        or c > BUF
+        or c % 4
+    ):
+        return None
+    weights = filters.astype(np.int64).reshape(9, c).T
+    bias_data = bias.data if bias is not None else None
+    folded = fast.folded_bias(weights, bias_data, -inp.zero_point)
+    if not fast.fits_int32(weights, folded):
+        return None
+    rows = fast.requant_rows(mults, shifts, out.zero_point, fast.acc_range(weights, folded))
+    if rows is None:
+        return None
+    # Four-wide blocks are the cheapest; a narrow row goes whole.
+    ow = dims["out_w"]
+    group = min(ow if ow <= WIDEST[dims["stride_w"]] else 4, BUF // c)
+    table = np.concatenate([folded[:, None], rows], axis=1).reshape(-1)
+    params = {
+        "d": dims,
+        "group": group,
+        "zero_point": inp.zero_point,
+        "act_min": act[0],
+        "act_max": act[1],
+        "weights": ConstArray("int8_t", weights.reshape(-1).astype(np.int8)),
+        "table": ConstArray("int32_t", table.astype(np.int32)),
+    }
+    return KernelCall(
+        "tinyaot_dwconv_fast_s8",
+        "tinyaot/dwconv_fast.h",
+        "struct tinyaot_dwconv_fast_params",
+        params,
+        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
+        macs=dims["batches"] * dims["out_h"] * dims["out_w"] * c * 9,
+        inplace=(inplace.dwconv_fast(inp.index, dims, c, group),),
+        reverse_param="d.reverse",
     )
 
 

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
-from .. import quant
-from ..ir import DType, Graph, Op
+import numpy as np
+
+from .. import fast, quant
+from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
+    ConstArray,
     KernelCall,
     OpDef,
     TensorArg,
@@ -22,7 +25,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     count_io(graph, op, (2, 3))
     dtype = activation_dtype(graph, op, ("int8", "float32"))
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = require_const(graph, op, op.inputs[1], "weights")
+    filt = require_const(graph, op, op.inputs[1], "weights", dtype)
     if op.options.get("WeightsFormat", 0) != 0:
         raise op_error(graph, op, "shuffled weights format is not supported")
     if len(filt.shape) != 2:
@@ -59,6 +62,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         raise op_error(graph, op, "per-channel weights must be quantised along axis 0", filt.index)
     mults, shifts = quant.conv_multipliers(inp, filt, out, units)
     lo, hi = quant.activation_range_int8(act, out, op.describe())
+    bias_t = graph.tensors[bias.index] if bias is not None else None
+    call = lower_fast(inp, filt, bias_t, out, dims, mults, shifts, (lo, hi))
+    if call is not None:
+        return call
     params = {
         **dims,
         "input_offset": -inp.zero_point,
@@ -76,6 +83,53 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         params,
         args,
         macs=macs,
+    )
+
+
+MIN_MACS = 1024
+
+
+def lower_fast(
+    inp: Tensor,
+    filt: Tensor,
+    bias: Tensor | None,
+    out: Tensor,
+    dims: dict[str, int],
+    mults: list[int],
+    shifts: list[int],
+    act: tuple[int, int],
+) -> KernelCall | None:
+    """tinyaot_fc_fast_s8 (units a multiple of 4, symmetric weights) when exact, else None.
+
+    Layers under MIN_MACS multiply-accumulates per row keep the reference kernel: their time
+    is negligible, and its per-tensor tables are smaller than the fast kernel's per-unit ones.
+    """
+    units, depth = dims["units"], dims["depth"]
+    if not fast.ENABLED or units % 4 or filt.zero_point != 0 or units * depth < MIN_MACS:
+        return None
+    assert filt.data is not None
+    weights = filt.data.astype(np.int64).reshape(units, depth)
+    folded = fast.folded_bias(weights, bias.data if bias is not None else None, -inp.zero_point)
+    if not fast.fits_int32(weights, folded):
+        return None
+    rows = fast.requant_rows(mults, shifts, out.zero_point, fast.acc_range(weights, folded))
+    if rows is None:
+        return None
+    grouped = weights.reshape(units // 4, 4, depth).transpose(0, 2, 1).reshape(-1)
+    params = {
+        **dims,
+        "act_min": act[0],
+        "act_max": act[1],
+        "weights": ConstArray("int8_t", grouped.astype(np.int8)),
+        "table": fast.block_table(folded, rows),
+    }
+    return KernelCall(
+        "tinyaot_fc_fast_s8",
+        "tinyaot/fully_connected_fast.h",
+        "struct tinyaot_fc_fast_params",
+        params,
+        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
+        macs=dims["batches"] * depth * units,
     )
 
 

@@ -1,0 +1,93 @@
+/*
+ * CONV_2D int8, fast path: output pixels two at a time, output channels four at a time
+ * (eight accumulators in registers), weights rearranged by the compiler in the order the
+ * inner loop reads them, the input zero point folded into the bias, and padding read as
+ * the zero point from a constant row instead of tested in the inner loop.
+ *
+ * The compiler picks it (scripts/tinyaot/ops/conv_2d.py) when the requantisation fits
+ * tinyaot/requant.h; its element order, which the memory planner's overlap gap depends
+ * on, is modelled exactly by scripts/tinyaot/inplace.py (conv_fast_steps):
+ *
+ *   for each pair of output pixels (2i, 2i+1) in NHW order (the last one alone if odd):
+ *     [PATCH, or a clipped window: copy both input windows to the stack]
+ *     for each block of four output channels:
+ *       [ROWS, whole windows: read both input windows]
+ *       write the block's channels of both pixels
+ *
+ * and, with d.reverse = 1, pairs last to first and blocks last to first. The order of the
+ * (up to) eight writes of a block does not matter: no read happens between them.
+ */
+#ifndef TINYAOT_CONV_FAST_H_
+#define TINYAOT_CONV_FAST_H_
+
+#include <stddef.h>
+#include <stdint.h>
+#include <tinyaot/conv.h>
+#include <tinyaot/requant.h>
+
+/* How a pair of pixels' input windows are presented to the inner loop. */
+enum tinyaot_conv_fast_mode {
+	/* Copied (zero point where padded) to a stack patch of k_h * k_w * in_c bytes each. */
+	TINYAOT_CONV_PATCH = 0,
+	/* Read in place, k_h runs of k_w * in_c bytes (padded rows read the constant zero row),
+	 * when both windows are whole horizontally; otherwise as PATCH when the window fits the
+	 * patch, else k_h * k_w runs of in_c bytes.
+	 */
+	TINYAOT_CONV_ROWS = 1,
+};
+
+/* Limits of the stack buffers; the compiler does not pick the kernel beyond them. The patch
+ * size is a multiple of 4 (a patch is filled a word at a time).
+ */
+#define TINYAOT_CONV_FAST_PATCH_MAX 128
+#define TINYAOT_CONV_FAST_RUNS_MAX  16
+
+struct tinyaot_conv_fast_params {
+	struct tinyaot_conv_dims d;
+	int32_t mode;             /* enum tinyaot_conv_fast_mode */
+	int32_t act_min, act_max; /* the fused activation, in output units */
+	/* The input zero point, k_w * in_c (PATCH: unused) bytes of it. */
+	const int8_t *zero_row;
+	/* Per block of four output channels (out_c rounded up): k_h * k_w * in_c groups of
+	 * four weights, one per channel of the block, in (ky, kx, ic) order.
+	 */
+	const int8_t *weights;
+	/* Per block: the four channels' bias + input offset * sum of weights, then their mult,
+	 * high and shift for tinyaot_requant() (out_c rounded up, padding channels zero).
+	 */
+	const int32_t *table;
+};
+
+void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
+			  int8_t *output);
+
+/*
+ * One pair of output pixels, all its blocks: what tinyaot_conv_fast_s8 hands to the inner
+ * routine (Thumb-2 assembly on Cortex-M, C elsewhere). The assembly reads the fields by
+ * offset: keep the order.
+ */
+struct tinyaot_pair_job {
+	const int8_t *const *run;      /* pairs of pointers (pixel a, pixel b) to the runs */
+	const int8_t *const *runs_end; /* run + 2 * number of runs */
+	int32_t len;                   /* bytes per run */
+	const int8_t *weights;         /* the first block's weights */
+	int32_t weights_step;          /* added after a block: 0 forward, -8 * depth reverse */
+	const int32_t *table;          /* the first block's bias[4], then 4 x (mult, high, shift) */
+	int32_t table_step;            /* bytes to the next block's table: 64 or -64 */
+	int8_t *out_a, *out_b;         /* the first block's outputs of pixel a and b */
+	int32_t out_step;              /* added to out_a, out_b after a block: 4 or -4 */
+	int32_t blocks;                /* number of blocks, at least 1 */
+	int32_t act_min, act_max;      /* the activation clamp */
+	int32_t last;                  /* channels of the highest block, 1 to 4 */
+};
+
+/* Runs a job: for each block, accumulates bias + the runs' products for both pixels and
+ * writes the requantised outputs. tinyaot_pair_routine() picks the Thumb-2 version when the
+ * job allows (act_min, act_max = -128, 127 and last = 4) and the C version otherwise; the
+ * choice depends only on those fields, so a kernel makes it once.
+ */
+typedef void (*tinyaot_pair_fn)(const struct tinyaot_pair_job *job);
+
+tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job);
+
+#endif /* TINYAOT_CONV_FAST_H_ */

@@ -1,0 +1,193 @@
+"""Compile-time preparation shared by the fast int8 kernels (conv, depthwise, fully connected).
+
+The fast kernels compute acc = bias + sum(w * x) over raw int8 inputs, with the input zero
+point folded into the bias (padding reads the zero point, so it contributes nothing), and
+requantise with tinyaot/requant.h. Everything here checks, with bounds taken from the
+actual weights, that the rewritten arithmetic gives TFLite's results bit for bit; when it
+cannot, it returns None and the op keeps its reference kernel.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .ir import Tensor
+from .lowering import ConstArray, InPlace, KernelCall, TensorArg
+
+# Tests turn this off to compile the same model with the reference kernels only.
+ENABLED = True
+
+INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+# The largest magnitude of an int8 input.
+X_MAX = 128
+
+
+def folded_bias(weights: np.ndarray, bias: np.ndarray | None, input_offset: int) -> np.ndarray:
+    """bias + input_offset * sum(w) per output channel; weights are [channels, depth]."""
+    w = weights.astype(np.int64)
+    b = np.zeros(w.shape[0], dtype=np.int64) if bias is None else bias.astype(np.int64)
+    return b + input_offset * w.sum(axis=1)
+
+
+def acc_range(weights: np.ndarray, bias: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The least and greatest bias + sum(w * x) over all int8 inputs x, per channel (int64)."""
+    w = weights.astype(np.int64)
+    b = bias.astype(np.int64)
+    least = b + np.where(w > 0, -128 * w, 127 * w).sum(axis=1)
+    greatest = b + np.where(w > 0, 127 * w, -128 * w).sum(axis=1)
+    return least, greatest
+
+
+def fits_int32(weights: np.ndarray, bias: np.ndarray) -> bool:
+    """No partial sum of the fast kernels' accumulation can overflow int32.
+
+    Every partial sum (bias plus the products of some of the inputs) is within
+    |bias| + 128 * sum(|w|) of zero.
+    """
+    w = np.abs(weights.astype(np.int64))
+    return bool(np.all(np.abs(bias.astype(np.int64)) + X_MAX * w.sum(axis=1) <= INT32_MAX))
+
+
+def srdhm(a: int, b: int) -> int:
+    """gemmlowp SaturatingRoundingDoublingHighMul on Python ints (tinyaot_srdhm)."""
+    if a == INT32_MIN and b == INT32_MIN:
+        return INT32_MAX
+    ab = a * b
+    v = ab + ((1 << 30) if ab >= 0 else (1 - (1 << 30)))
+    return v >> 31 if v >= 0 else -((-v) >> 31)
+
+
+def rdbpot(x: int, e: int) -> int:
+    """gemmlowp RoundingDivideByPOT (tinyaot_rdbpot)."""
+    mask = (1 << e) - 1
+    threshold = (mask >> 1) + (1 if x < 0 else 0)
+    return (x >> e) + (1 if (x & mask) > threshold else 0)
+
+
+def mbqm(x: int, mult: int, shift: int) -> int:
+    """tinyaot_mbqm for a right shift (shift <= 0), on Python ints."""
+    return rdbpot(srdhm(x, mult), -shift)
+
+
+def requant_entry(
+    mult: int, shift: int, offset: int, acc: tuple[int, int]
+) -> tuple[int, int, int] | None:
+    """(m, h, e - 1) for tinyaot_requant(), or None when it would not be exact.
+
+    tinyaot_requant() computes hi32(acc * m + h * 2^32 +- 2^30) >> (e - 1), which equals
+    rdbpot(srdhm(acc, m), e) + offset for a right shift e >= 2 and m >= 0 as long as the
+    upper word fits int32 for every acc in the range [acc[0], acc[1]]. A channel whose output
+    is the same at both ends of the range (the requantisation is monotone), such as one with
+    all weights zero, gets m = 0, e - 1 = 1 and h = 2 * output + 1: (h + s) >> 1 is the output
+    whether the sign term s is 0 or -1.
+    """
+    lo, hi = acc
+    if not (INT32_MIN <= lo <= hi <= INT32_MAX) or not 0 <= mult <= INT32_MAX or shift > 0:
+        return None
+    first, last = mbqm(lo, mult, shift), mbqm(hi, mult, shift)
+    if first == last:
+        return 0, 2 * (first + offset) + 1, 1
+    e = -shift
+    if e < 2:
+        return None
+    high = (1 << (e - 2)) + offset * (1 << (e - 1))
+    if not INT32_MIN < high <= INT32_MAX:
+        return None
+    bound = max(-lo, hi)
+    low_word = -bound * mult - (1 << 30) + (high << 32)
+    high_word = bound * mult + (1 << 30) + (high << 32)
+    if low_word >> 32 < INT32_MIN or high_word >> 32 > INT32_MAX:
+        return None
+    return mult, high, e - 1
+
+
+def requant_rows(
+    mults: list[int], shifts: list[int], offset: int, acc: tuple[np.ndarray, np.ndarray]
+) -> np.ndarray | None:
+    """(m, h, e - 1) per channel for tinyaot_requant(), or None when one is not exact."""
+    rows = []
+    for m, s, lo, hi in zip(mults, shifts, acc[0].tolist(), acc[1].tolist(), strict=True):
+        entry = requant_entry(int(m), int(s), offset, (int(lo), int(hi)))
+        if entry is None:
+            return None
+        rows.append(entry)
+    return np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+
+
+def padded(values: np.ndarray, length: int) -> np.ndarray:
+    """values with zeros appended along the first axis up to length."""
+    extra = length - values.shape[0]
+    if extra <= 0:
+        return values
+    return np.concatenate([values, np.zeros((extra, *values.shape[1:]), dtype=values.dtype)])
+
+
+def block_table(bias: np.ndarray, rows: np.ndarray) -> ConstArray:
+    """Per block of four channels: bias[4], then (m, h, e - 1) of each (struct tinyaot_pair_job).
+
+    Channels past the last are padded: bias 0, m 0, h 1, e - 1 = 1 (their outputs are 0).
+    """
+    blocks = (bias.size + 3) // 4
+    b = padded(bias.astype(np.int64), 4 * blocks).reshape(blocks, 4)
+    pad = np.tile(np.array([[0, 1, 1]], dtype=np.int64), (4 * blocks - rows.shape[0], 1))
+    r = np.concatenate([rows, pad]).reshape(blocks, 12)
+    return ConstArray("int32_t", np.concatenate([b, r], axis=1).reshape(-1).astype(np.int32))
+
+
+ADD_MIN_ELEMENTS = 512
+
+
+def add_table(zero_point: int, mult: int, shift: int, left_shift: int) -> np.ndarray | None:
+    """MultiplyByQuantizedMultiplier((x - zero point) << left_shift, mult, shift) for every int8
+    x, as TFLite's ADD rescales an input; None for a left shift of the multiplier."""
+    if shift > 0:
+        return None
+    values = [mbqm((x - zero_point) << left_shift, mult, shift) for x in range(-128, 128)]
+    return np.asarray(values, dtype=np.int64)
+
+
+def lower_add(
+    a: Tensor,
+    b: Tensor,
+    out: Tensor,
+    left_shift: int,
+    inputs: tuple[tuple[int, int], tuple[int, int]],
+    output: tuple[int, int],
+    act: tuple[int, int],
+    overlap: tuple[InPlace, ...],
+) -> KernelCall | None:
+    """tinyaot_add_fast_s8 for int8 ADD without broadcasting, when exact; else None.
+
+    Under ADD_MIN_ELEMENTS elements the two 1 KB tables would cost more flash than the time
+    they save is worth, and the reference kernel stays.
+    """
+    if not ENABLED or not (a.shape == b.shape == out.shape):
+        return None
+    if out.num_elements < ADD_MIN_ELEMENTS:
+        return None
+    t1 = add_table(a.zero_point, inputs[0][0], inputs[0][1], left_shift)
+    t2 = add_table(b.zero_point, inputs[1][0], inputs[1][1], left_shift)
+    if t1 is None or t2 is None:
+        return None
+    lo, hi = int(t1.min() + t2.min()), int(t1.max() + t2.max())
+    entry = requant_entry(output[0], output[1], out.zero_point, (lo, hi))
+    if entry is None:
+        return None
+    params = {
+        "count": out.num_elements,
+        "mult": entry[0],
+        "high": entry[1],
+        "shift": entry[2],
+        "act_min": act[0],
+        "act_max": act[1],
+        "table1": ConstArray("int32_t", t1.astype(np.int32)),
+        "table2": ConstArray("int32_t", t2.astype(np.int32)),
+    }
+    return KernelCall(
+        "tinyaot_add_fast_s8",
+        "tinyaot/add_fast.h",
+        "struct tinyaot_add_fast_params",
+        params,
+        [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)],
+        inplace=overlap,
+    )

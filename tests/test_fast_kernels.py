@@ -1,0 +1,247 @@
+"""The fast int8 kernels (conv_fast, dwconv_fast, fully_connected_fast) against TFLite Micro.
+
+Each case is a one-op model built with TensorFlow, chosen to reach one path of a kernel or
+one of its borders: strides, SAME/VALID padding, odd pixel counts, output channels that do not
+fill a block, channel chunks, rows narrower than a group, clipped windows (patch) and long
+ones (per-tap runs), activation clamps narrower than int8 (the portable C loops). Each model
+runs as compiled, and again with its output moved onto its input at exactly the overlap gap
+inplace.py computed, forward and in reverse: on the host (the C versions) and on the emulated
+Cortex-M3 (the Thumb-2 loops). Every output must equal TFLite Micro's byte for byte.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tfmodels
+from harness import split_outputs
+from host import runner as host
+from reference import Reference
+from tinyaot import codegen, fast, frontend, planner
+from tinyaot.compiler import Compiled, Options, compile_graph
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
+import runner as m3  # noqa: E402
+
+CONV, DWCONV, FC = "tinyaot_conv_fast_s8", "tinyaot_dwconv_fast_s8", "tinyaot_fc_fast_s8"
+SETS = 3
+
+
+def conv(filters: int, k: tuple[int, int], s: int, padding: str, act: str | None = None):
+    return lambda x: tf.keras.layers.Conv2D(filters, k, strides=s, padding=padding, activation=act)(
+        x
+    )
+
+
+def dwconv(k: tuple[int, int], s: int, padding: str, mult: int = 1, act: str | None = None):
+    return lambda x: tf.keras.layers.DepthwiseConv2D(
+        k, strides=s, padding=padding, depth_multiplier=mult, activation=act
+    )(x)
+
+
+def dense(units: int, act: str | None = None):
+    return lambda x: tf.keras.layers.Dense(units, activation=act)(x)
+
+
+# name: (layers, input shape, the kernel it must lower to)
+CASES: dict[str, tuple[Callable, list[int], str]] = {
+    # Pointwise: one run per pixel, read in place.
+    "conv_1x1": (conv(24, (1, 1), 1, "same"), [1, 5, 7, 16], CONV),
+    # Pointwise with stride 2, nine pixels (the last pair is one pixel).
+    "conv_1x1_s2": (conv(12, (1, 1), 2, "same"), [1, 6, 6, 8], CONV),
+    # Three input channels: whole windows read in place, clipped ones copied.
+    "conv_3x3_c3": (conv(8, (3, 3), 1, "same"), [1, 7, 6, 3], CONV),
+    # Output channels not a multiple of four: the last block is partial (C loop).
+    "conv_3x3_s2_oc6": (conv(6, (3, 3), 2, "same"), [1, 9, 9, 16], CONV),
+    # Windows over 128 bytes, never clipped.
+    "conv_3x3_valid_c40": (conv(8, (3, 3), 1, "valid"), [1, 6, 5, 40], CONV),
+    # Windows over 128 bytes, clipped: per-tap runs.
+    "conv_3x3_same_c40": (conv(8, (3, 3), 1, "same"), [1, 5, 5, 40], CONV),
+    # One input channel, short rows: every window copied (KWS's first layer).
+    "conv_10x4_s2_c1": (conv(12, (10, 4), 2, "same"), [1, 13, 10, 1], CONV),
+    # 25 taps: clipped windows are copied to the patch.
+    "conv_5x5": (conv(8, (5, 5), 1, "same"), [1, 7, 7, 4], CONV),
+    # ReLU6 clamps inside the int8 range: the portable loop.
+    "conv_relu6": (conv(8, (3, 3), 1, "same", "relu6"), [1, 6, 6, 8], CONV),
+    # Depthwise: a row of five, four chunks of 16 channels (KWS's shape).
+    "dw_s1_w5": (dwconv((3, 3), 1, "same"), [1, 5, 5, 64], DWCONV),
+    # Stride 2 with a padded right column, eight channels.
+    "dw_s2": (dwconv((3, 3), 2, "same"), [1, 9, 8, 8], DWCONV),
+    # A 4-channel chunk tail; rows of nine in groups of four.
+    "dw_valid_c20": (dwconv((3, 3), 1, "valid"), [1, 6, 11, 20], DWCONV),
+    # 128 channels: groups of two pixels.
+    "dw_c128": (dwconv((3, 3), 1, "same"), [1, 3, 6, 128], DWCONV),
+    # One column: every window is clipped on both sides.
+    "dw_w1": (dwconv((3, 3), 1, "same"), [1, 4, 1, 8], DWCONV),
+    # Stride 2, VALID, rows of three.
+    "dw_s2_valid": (dwconv((3, 3), 2, "valid"), [1, 7, 7, 24], DWCONV),
+    "dw_relu6": (dwconv((3, 3), 1, "same", act="relu6"), [1, 6, 6, 16], DWCONV),
+    # One input channel and a multiplier of 8 is a convolution (micro_speech's layer).
+    "dw_c1_mult8": (dwconv((4, 3), 2, "same", mult=8), [1, 11, 9, 1], CONV),
+    "fc_12": (dense(12), [1, 100], FC),
+    "fc_batches_relu": (dense(8, "relu"), [3, 130], FC),
+    # Units not a multiple of four keep the reference kernel.
+    "fc_6": (dense(6), [1, 33], "tinyaot_fc_s8"),
+}
+ADD = "tinyaot_add_fast_s8"
+# name: (function of two inputs, their shapes, the kernel it must lower to)
+ADD_CASES: dict[str, tuple[Callable, list[list[int]], str]] = {
+    "add": (lambda x, y: x + y, [[1, 8, 8, 16], [1, 8, 8, 16]], ADD),
+    "add_relu": (lambda x, y: tf.nn.relu(x + 2.0 * y), [[2, 16, 20], [2, 16, 20]], ADD),
+    # Broadcasting keeps the reference kernel.
+    "add_broadcast": (lambda x, y: x + y, [[1, 4, 4, 8], [1, 1, 1, 8]], "tinyaot_add_s8"),
+}
+PLACEMENTS = ["planned", "forward", "reverse"]
+
+
+@pytest.fixture(scope="module")
+def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+    root = tmp_path_factory.mktemp("fast_models")
+    paths = {}
+    for name, (layers, shape, _) in CASES.items():
+        path = root / f"{name}.tflite"
+        path.write_bytes(tfmodels.keras(layers, shape, int8=True, seed=len(name)))
+        paths[name] = path
+    for name, (fn, shapes, _) in ADD_CASES.items():
+        path = root / f"{name}.tflite"
+        path.write_bytes(tfmodels.convert(fn, shapes, int8=True, seed=len(name), low=-2.0))
+        paths[name] = path
+    return paths
+
+
+def expected_kernel(name: str) -> str:
+    return CASES[name][2] if name in CASES else ADD_CASES[name][2]
+
+
+def compiled(path: Path, placement: str) -> Compiled:
+    """The model compiled; for forward/reverse, its output re-placed at the overlap gap."""
+    c = compile_graph(frontend.load(path), Options(name="m"), path.name)
+    if placement == "planned":
+        return c
+    activations = [
+        t for s in c.steps for t in s.op.inputs if t is not None and not c.graph.tensors[t].is_const
+    ]
+    if len(c.steps) != 1 or len(activations) != 1 or not c.steps[0].call.inplace:
+        pytest.skip("placed by the planner only (no overlap, or several activation inputs)")
+    step = c.steps[0]
+    rule = step.call.inplace[0]
+    inp, out = c.root[step.op.inputs[0]], c.root[step.op.outputs[0]]
+    size_in, size_out = c.plan.buffers[inp].size, c.plan.buffers[out].size
+    if placement == "forward":
+        gap = max(rule.forward, -size_out)
+        offsets = {inp: max(gap, 0) + 8, out: max(gap, 0) + 8 - gap}
+        reverse = 0
+    else:
+        assert rule.reverse is not None
+        gap = max(rule.reverse, -size_in)
+        offsets = {inp: max(-gap, 0) + 8, out: max(-gap, 0) + 8 + gap}
+        reverse = 1
+    step.call.params["d"]["reverse"] = reverse
+    end = max(offsets[inp] + size_in, offsets[out] + size_out)
+    plan = planner.Plan(offsets, (end + 15) // 16 * 16, c.plan.buffers, c.plan.overlaps)
+    return dataclasses.replace(c, plan=plan)
+
+
+def generate(c: Compiled, out: Path) -> Path:
+    out.mkdir(parents=True, exist_ok=True)
+    for name, text in codegen.generate(c).items():
+        (out / name).write_text(text)
+    return out
+
+
+def inputs_for(ref: Reference, seed: int) -> list[list[np.ndarray]]:
+    rng = np.random.default_rng(seed)
+    sets = [ref.random_inputs(rng) for _ in range(SETS)]
+    # Extremes: every accumulator at the end of its range for some channel.
+    sets.append([np.full(x.shape, -128, x.dtype) for x in sets[0]])
+    sets.append([np.full(x.shape, 127, x.dtype) for x in sets[0]])
+    return sets
+
+
+@pytest.mark.parametrize("placement", PLACEMENTS)
+@pytest.mark.parametrize("name", [*CASES, *ADD_CASES])
+def test_host_matches_tflm(name, placement, models, tmp_path):
+    path = models[name]
+    c = compiled(path, placement)
+    assert c.steps[-1].call.function == expected_kernel(name)
+    exe = host.build(generate(c, tmp_path / "gen"), "m", tmp_path)
+    ref = Reference(path)
+    for inputs in inputs_for(ref, len(name)):
+        want = ref.run(inputs)
+        got = split_outputs(host.run(exe, [x.tobytes() for x in inputs]), want)
+        assert got[0].tobytes() == want[0].tobytes(), f"{name} {placement}"
+
+
+def test_fast_kernels_can_be_turned_off(models, monkeypatch):
+    monkeypatch.setattr(fast, "ENABLED", False)
+    for name, path in models.items():
+        c = compile_graph(frontend.load(path), Options(name="m"), path.name)
+        assert not any("fast" in step.call.function for step in c.steps), name
+
+
+@pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
+def test_cortex_m3_matches_tflm(models, tmp_path):
+    """Every case and placement on the emulated Cortex-M3 at -O2 (the Thumb-2 loops)."""
+    jobs = []
+    for name, path in models.items():
+        for placement in PLACEMENTS:
+            c = compiled_or_none(path, placement)
+            if c is not None:
+                jobs.append((name, placement, path, c))
+
+    def run(job: tuple[str, str, Path, Compiled]) -> str | None:
+        name, placement, path, c = job
+        work = tmp_path / f"{name}_{placement}"
+        gen = generate(c, work / "gen")
+        ref = Reference(path)
+        sets = inputs_for(ref, len(name))
+        result = m3.build_and_run(
+            gen,
+            "m",
+            [[x.tobytes() for x in s] for s in sets],
+            board="mps2-an385",
+            opt="-O2",
+            workdir=work / "build",
+            jobs=1,
+        )
+        for s, got in zip(sets, result.outputs, strict=True):
+            if got[0] != ref.run(s)[0].tobytes():
+                return f"{name} {placement}"
+        return None
+
+    with ThreadPoolExecutor() as pool:
+        failures = [f for f in pool.map(run, jobs) if f]
+    assert failures == []
+
+
+def compiled_or_none(path: Path, placement: str) -> Compiled | None:
+    try:
+        return compiled(path, placement)
+    except pytest.skip.Exception:
+        return None
+
+
+def test_requant_matches_reference():
+    """tinyaot_requant() (as modelled here) equals mbqm + offset on random and edge values."""
+    rng = np.random.default_rng(7)
+    for _ in range(4000):
+        shift = -int(rng.integers(1, 32))
+        mult = int(rng.choice([0, 1 << 30, (1 << 31) - 1, int(rng.integers(1 << 30, 1 << 31))]))
+        offset = int(rng.integers(-128, 128))
+        lo = int(rng.integers(-(1 << 24), 1 << 24))
+        hi = lo + int(rng.integers(0, 1 << int(rng.integers(0, 25))))
+        entry = fast.requant_entry(mult, shift, offset, (lo, hi))
+        if entry is None:
+            continue
+        m, h, e = entry
+        for acc in {lo, hi, (lo + hi) // 2, int(rng.integers(lo, hi + 1))}:
+            # The C code's 64-bit constant: h * 2^32 + 2^30, or h * 2^32 - 2^30 for acc < 0.
+            x = acc * m + h * (1 << 32) + ((1 << 30) if acc >= 0 else -(1 << 30))
+            assert (x >> 32) >> e == fast.mbqm(acc, mult, shift) + offset, (acc, mult, shift)
