@@ -238,11 +238,11 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     "conv_dilation": (conv(dilation=2), "op 0 (CONV_2D): dilation 2x2 is not supported (only 1x1)"),
     "conv_tanh": (
         conv(activation=tb.ACT.TANH),
-        "op 0 (CONV_2D): fused activation TANH is not supported",
+        "op 0 (CONV_2D), tensor 3 'output': fused activation TANH is not supported",
     ),
     "fully_connected_tanh": (
         fc(lambda m, sg: None, activation=tb.ACT.TANH),
-        "op 0 (FULLY_CONNECTED): fused activation TANH is not supported",
+        "op 0 (FULLY_CONNECTED), tensor 3 'output': fused activation TANH is not supported",
     ),
     "fully_connected_float_sign_bit": (
         fc(lambda m, sg: None, activation=tb.ACT.SIGN_BIT, float32=True),

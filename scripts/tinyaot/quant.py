@@ -18,6 +18,7 @@ INT8_MIN, INT8_MAX = -128, 127
 
 # tflite::ActivationFunctionType
 ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6 = 0, 1, 2, 3
+SUPPORTED_ACTIVATIONS = "NONE, RELU, RELU6, RELU_N1_TO_1"
 ACT_NAMES = {0: "NONE", 1: "RELU", 2: "RELU_N1_TO_1", 3: "RELU6", 4: "TANH", 5: "SIGN_BIT"}
 
 
@@ -96,7 +97,10 @@ def activation_range_int8(act: int, out: Tensor, what: str) -> tuple[int, int]:
     if act == ACT_RELU_N1_TO_1:
         lo = max(INT8_MIN, quantize_value(-1.0, scale, zp))
         return lo, min(INT8_MAX, quantize_value(1.0, scale, zp))
-    raise CompileError(f"{what}: fused activation {ACT_NAMES.get(act, act)} is not supported")
+    raise CompileError(
+        f"{what}, tensor {out.index} '{out.name}': fused activation "
+        f"{ACT_NAMES.get(act, act)} is not supported; supported: {SUPPORTED_ACTIVATIONS}"
+    )
 
 
 def activation_range_float(act: int, what: str) -> tuple[float, float]:
@@ -109,5 +113,8 @@ def activation_range_float(act: int, what: str) -> tuple[float, float]:
         ACT_RELU_N1_TO_1: (-1.0, 1.0),
     }
     if act not in ranges:
-        raise CompileError(f"{what}: fused activation {ACT_NAMES.get(act, act)} is not supported")
+        raise CompileError(
+            f"{what}: fused activation {ACT_NAMES.get(act, act)} is not supported; "
+            f"supported: {SUPPORTED_ACTIVATIONS}"
+        )
     return ranges[act]
