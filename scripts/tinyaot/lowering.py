@@ -122,6 +122,18 @@ def activation_dtype(graph: Graph, op: Op, supported: tuple[str, ...]) -> DType:
     return t.dtype
 
 
+def elementwise_io(
+    graph: Graph, op: Op, supported: tuple[str, ...]
+) -> tuple[DType, Tensor, Tensor, list[TensorArg | ConstArray | None]]:
+    """Checks and kernel arguments of a one-input element-wise op: (dtype, in, out, args)."""
+    count_io(graph, op, (1, 1))
+    dtype = activation_dtype(graph, op, supported)
+    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+    if inp.num_elements != out.num_elements:
+        raise op_error(graph, op, "output size differs from input size", out.index)
+    return dtype, inp, out, [TensorArg(inp.index), TensorArg(out.index, writable=True)]
+
+
 def require_quant(graph: Graph, op: Op, tensors: list[int | None], per_tensor: bool = True) -> None:
     for idx in tensors:
         if idx is None:
@@ -206,6 +218,33 @@ def window_padding(
             )
         pads.append(max(((out - 1) * stride + k - size) // 2, 0))
     return pads[0], pads[1]
+
+
+def window_dims(
+    graph: Graph, op: Op, inp: Tensor, out: Tensor, k_hw: tuple[int, int], **channels: int
+) -> dict[str, int]:
+    """The window geometry of struct tinyaot_conv_dims / tinyaot_pool_dims, padding checked.
+
+    `channels` are the struct's channel fields (in_c and out_c, or channels).
+    """
+    n, h, w, _ = shape4(inp)
+    _, oh, ow, _ = shape4(out)
+    pad_h, pad_w = window_padding(graph, op, (h, w), k_hw, (oh, ow))
+    return {
+        "batches": n,
+        "in_h": h,
+        "in_w": w,
+        "out_h": oh,
+        "out_w": ow,
+        **channels,
+        "k_h": k_hw[0],
+        "k_w": k_hw[1],
+        "stride_h": int_option(graph, op, "StrideH"),
+        "stride_w": int_option(graph, op, "StrideW"),
+        "pad_h": pad_h,
+        "pad_w": pad_w,
+        "reverse": 0,
+    }
 
 
 def require_no_dilation(graph: Graph, op: Op) -> None:

@@ -16,7 +16,7 @@ from .lowering import (
     op_error,
     require_quant,
     shape4,
-    window_padding,
+    window_dims,
 )
 
 
@@ -32,22 +32,7 @@ def pool_call(graph: Graph, op: Op, kernel: str) -> KernelCall:
             graph, op, f"output {list(out.shape)} does not fit input {list(inp.shape)}", out.index
         )
     kh, kw = int_option(graph, op, "FilterHeight"), int_option(graph, op, "FilterWidth")
-    pad_h, pad_w = window_padding(graph, op, (h, w), (kh, kw), (oh, ow))
-    dims = {
-        "batches": n,
-        "in_h": h,
-        "in_w": w,
-        "channels": c,
-        "out_h": oh,
-        "out_w": ow,
-        "k_h": kh,
-        "k_w": kw,
-        "stride_h": int(op.options["StrideH"]),
-        "stride_w": int(op.options["StrideW"]),
-        "pad_h": pad_h,
-        "pad_w": pad_w,
-        "reverse": 0,
-    }
+    dims = window_dims(graph, op, inp, out, (kh, kw), channels=c)
     act = int(op.options.get("FusedActivationFunction", 0))
     args: list[TensorArg | ConstArray | None] = [
         TensorArg(inp.index),

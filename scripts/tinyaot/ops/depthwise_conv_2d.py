@@ -20,7 +20,7 @@ from ..lowering import (
     require_no_dilation,
     require_quant,
     shape4,
-    window_padding,
+    window_dims,
 )
 from . import conv_2d
 
@@ -49,23 +49,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             filt.index,
         )
     kh, kw = filt.shape[1], filt.shape[2]
-    pad_h, pad_w = window_padding(graph, op, (h, w), (kh, kw), (oh, ow))
-    dims = {
-        "batches": n,
-        "in_h": h,
-        "in_w": w,
-        "in_c": c,
-        "out_h": oh,
-        "out_w": ow,
-        "out_c": oc,
-        "k_h": kh,
-        "k_w": kw,
-        "stride_h": int(op.options["StrideH"]),
-        "stride_w": int(op.options["StrideW"]),
-        "pad_h": pad_h,
-        "pad_w": pad_w,
-        "reverse": 0,
-    }
+    dims = window_dims(graph, op, inp, out, (kh, kw), in_c=c, out_c=oc)
     bias = bias_arg(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
     act = int(op.options.get("FusedActivationFunction", 0))
     macs = n * oh * ow * oc * kh * kw

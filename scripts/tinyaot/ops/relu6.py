@@ -7,21 +7,13 @@ from ..ir import DType, Graph, Op
 from ..lowering import (
     KernelCall,
     OpDef,
-    TensorArg,
-    activation_dtype,
-    count_io,
-    op_error,
+    elementwise_io,
     require_quant,
 )
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    count_io(graph, op, (1, 1))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
-    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    if inp.num_elements != out.num_elements:
-        raise op_error(graph, op, "output size differs from input size", out.index)
-    args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
+    dtype, inp, out, args = elementwise_io(graph, op, ("int8", "float32"))
     if dtype == DType.FLOAT32:
         return KernelCall(
             "tinyaot_relu6_f32",
