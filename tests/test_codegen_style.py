@@ -22,3 +22,27 @@ def test_generated_code_is_clang_formatted(model, tmp_path):
         ["clang-format", "--dry-run", "-Werror", *files], capture_output=True, text=True
     )
     assert done.returncode == 0, done.stderr[:2000]
+
+
+@pytest.mark.skipif(shutil.which("clang-format") is None, reason="clang-format not installed")
+@pytest.mark.parametrize("inputs", [2, 3, 6])
+def test_pointer_list_calls_are_clang_formatted(inputs, tmp_path):
+    """CONCATENATION passes its inputs as an array of pointers filled before the call."""
+    import tensorflow as tf
+    import tfmodels
+
+    model = tmp_path / "concat.tflite"
+    model.write_bytes(
+        tfmodels.convert(lambda *xs: tf.concat(list(xs), axis=3), [(1, 4, 4, 2)] * inputs, True)
+    )
+    for name in ("m", "a_rather_long_model_name"):
+        out = compile_model(model, tmp_path / name, name)
+        shutil.copy(REPO / ".clang-format", out / ".clang-format")
+        text = (out / f"{name}.c").read_text()
+        assert f"const int8_t *list[{inputs}];" in text
+        done = subprocess.run(
+            ["clang-format", "--dry-run", "-Werror", str(out / f"{name}.c")],
+            capture_output=True,
+            text=True,
+        )
+        assert done.returncode == 0, done.stderr[:2000]

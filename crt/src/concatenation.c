@@ -1,7 +1,6 @@
 /* Reference CONCATENATION: interleaved block copies. int8 inputs share the output's
  * scale and zero point (TFLM requires it), so no type needs arithmetic.
  */
-#include <stdarg.h>
 #include <string.h>
 
 #include <tinyaot/concatenation.h>
@@ -19,28 +18,24 @@ static void concatenate(const struct tinyaot_concatenation_params *p, const uint
 	}
 }
 
-void tinyaot_concatenation_s8(const struct tinyaot_concatenation_params *p, int8_t *output, ...)
+void tinyaot_concatenation_s8(const struct tinyaot_concatenation_params *p,
+			      const int8_t *const *inputs, int8_t *output)
 {
-	const uint8_t *inputs[TINYAOT_CONCATENATION_MAX_INPUTS];
-	va_list ap;
+	const uint8_t *bytes[TINYAOT_CONCATENATION_MAX_INPUTS];
 
-	va_start(ap, output);
 	for (int32_t i = 0; i < p->inputs_count; i++) {
-		inputs[i] = (const uint8_t *)va_arg(ap, const int8_t *);
+		bytes[i] = (const uint8_t *)inputs[i];
 	}
-	va_end(ap);
-	concatenate(p, inputs, (uint8_t *)output);
+	concatenate(p, bytes, (uint8_t *)output);
 }
 
-void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p, float *output, ...)
+void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p,
+			       const float *const *inputs, float *output)
 {
-	const uint8_t *inputs[TINYAOT_CONCATENATION_MAX_INPUTS];
-	va_list ap;
+	const uint8_t *bytes[TINYAOT_CONCATENATION_MAX_INPUTS];
 
-	va_start(ap, output);
 	for (int32_t i = 0; i < p->inputs_count; i++) {
-		inputs[i] = (const uint8_t *)va_arg(ap, const float *);
+		bytes[i] = (const uint8_t *)inputs[i];
 	}
-	va_end(ap);
-	concatenate(p, inputs, (uint8_t *)output);
+	concatenate(p, bytes, (uint8_t *)output);
 }

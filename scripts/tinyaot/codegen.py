@@ -14,7 +14,7 @@ import numpy as np
 from . import cnames
 from .compiler import Compiled
 from .ir import Tensor
-from .lowering import ConstArray, TensorArg
+from .lowering import ConstArray, TensorArg, TensorList
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("tinyaot", "templates"),
@@ -52,6 +52,10 @@ TAB = 8
 
 def wrap(head: str, args: list[str], indent: int = 1, end: str = ");") -> str:
     """`head(args)end` bin-packed to 100 columns the way clang-format lays it out."""
+    return _bin_pack(head, args, indent, end)
+
+
+def _bin_pack(head: str, args: list[str], indent: int, end: str) -> str:
     align = TAB * indent + len(head) + 1
     pad = "\t" * (align // TAB) + " " * (align % TAB)
     lines, line, col = [], "\t" * indent + f"{head}(", align
@@ -118,6 +122,8 @@ def generate(c: Compiled) -> dict[str, str]:
             return "NULL"
         if isinstance(a, ConstArray):
             return consts[a.key()]
+        if isinstance(a, TensorList):
+            return "list"
         assert isinstance(a, TensorArg)
         t = graph.tensors[a.index]
         if t.is_const:
@@ -136,7 +142,18 @@ def generate(c: Compiled) -> dict[str, str]:
                 "fields": [(k, value(v)) for k, v in _flatten(call.params)],
             }
         args = ([f"&{name}_op{i}"] if params else []) + [arg(a) for a in call.args]
-        calls.append({"op": step.op, "params": params, "code": wrap(call.function, args)})
+        lists = [a for a in call.args if isinstance(a, TensorList)]
+        if lists:
+            # Kernels with a varying number of inputs take an array of pointers, filled
+            # here because the arena is only known at run time.
+            items = lists[0].tensor_args()
+            ctype = graph.tensors[items[0].index].dtype.ctype
+            code = ["\t{", f"\t\tconst {ctype} *list[{len(items)}];", ""]
+            code += [f"\t\tlist[{k}] = {arg(t)};" for k, t in enumerate(items)]
+            code += [wrap(call.function, args, indent=2), "\t}"]
+            calls.append({"op": step.op, "params": params, "code": "\n".join(code)})
+        else:
+            calls.append({"op": step.op, "params": params, "code": wrap(call.function, args)})
 
     def ports(indices: list[int], fallback: str) -> list[Port]:
         fields = cnames.identifiers([graph.tensors[t].name for t in indices], fallback)

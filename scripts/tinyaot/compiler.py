@@ -13,7 +13,7 @@ from pathlib import Path
 from . import frontend, planner
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
-from .lowering import Alias, ConstArray, KernelCall, TensorArg
+from .lowering import Alias, ConstArray, KernelCall, tensor_args
 from .ops import OPS
 
 C_KEYWORDS = frozenset(
@@ -59,8 +59,8 @@ class Compiled:
         """Constant model tensors that kernels read, in first-use order."""
         seen: dict[int, Tensor] = {}
         for step in self.steps:
-            for arg in step.call.args:
-                if isinstance(arg, TensorArg) and self.graph.tensors[arg.index].is_const:
+            for arg in tensor_args(step.call.args):
+                if self.graph.tensors[arg.index].is_const:
                     seen.setdefault(arg.index, self.graph.tensors[arg.index])
         return list(seen.values())
 
@@ -189,8 +189,8 @@ def _buffers(graph: Graph, steps: list[Step], root: dict[int, int]) -> list[plan
     for t in graph.inputs:
         touch(t, -1)
     for i, step in enumerate(steps):
-        for arg in step.call.args:
-            if isinstance(arg, TensorArg) and not graph.tensors[arg.index].is_const:
+        for arg in tensor_args(step.call.args):
+            if not graph.tensors[arg.index].is_const:
                 touch(arg.index, i)
     for t in graph.outputs:
         touch(t, len(steps))

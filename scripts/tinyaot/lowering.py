@@ -35,6 +35,28 @@ class TensorArg:
     writable: bool = False
 
 
+@dataclass(frozen=True)
+class TensorList:
+    """Several tensors as one kernel argument, an array of pointers, for ops whose number
+    of inputs varies from model to model (one list per kernel call)."""
+
+    indices: tuple[int, ...]
+
+    def tensor_args(self) -> list[TensorArg]:
+        return [TensorArg(i) for i in self.indices]
+
+
+def tensor_args(args: list[object]) -> list[TensorArg]:
+    """Every tensor a kernel call passes, lists flattened."""
+    out: list[TensorArg] = []
+    for a in args:
+        if isinstance(a, TensorArg):
+            out.append(a)
+        elif isinstance(a, TensorList):
+            out += a.tensor_args()
+    return out
+
+
 ParamValue = int | float | ConstArray | TensorArg | None
 
 
@@ -55,7 +77,7 @@ class KernelCall:
     header: str
     params_type: str | None
     params: dict[str, ParamValue]
-    args: list[TensorArg | ConstArray | None]
+    args: list[TensorArg | TensorList | ConstArray | None]
     macs: int = 0
     # Inputs the output may overlap when they die at this op (see inplace.py).
     inplace: tuple[InPlace, ...] = ()

@@ -14,11 +14,10 @@ struct tinyaot_concatenation_params {
 	int32_t copy_bytes[TINYAOT_CONCATENATION_MAX_INPUTS];
 };
 
-/* The inputs follow the output, one pointer each, in model order (p->inputs_count of
- * them): their number differs from model to model, and a pointer array would have to
- * be built at run time because the arena can be the caller's.
- */
-void tinyaot_concatenation_s8(const struct tinyaot_concatenation_params *p, int8_t *output, ...);
-void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p, float *output, ...);
+/* inputs: p->inputs_count pointers, in model order. */
+void tinyaot_concatenation_s8(const struct tinyaot_concatenation_params *p,
+			      const int8_t *const *inputs, int8_t *output);
+void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p,
+			       const float *const *inputs, float *output);
 
 #endif /* TINYAOT_CONCATENATION_H_ */

@@ -14,6 +14,7 @@ from ..lowering import (
     KernelCall,
     OpDef,
     TensorArg,
+    TensorList,
     activation_dtype,
     count_io,
     op_error,
@@ -91,7 +92,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "tinyaot/concatenation.h",
         "struct tinyaot_concatenation_params",
         params,
-        [TensorArg(out.index, writable=True)] + [TensorArg(t.index) for t in inputs],
+        [TensorList(tuple(t.index for t in inputs)), TensorArg(out.index, writable=True)],
     )
 
 
