@@ -20,21 +20,12 @@ void tinyaot_add_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
 		    const int8_t *input2, int8_t *output)
 {
 	const struct tinyaot_broadcast *b = &p->b;
+	const int32_t n = tinyaot_broadcast_count(b);
+	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
 
-	for (int32_t i0 = 0; i0 < b->shape[0]; i0++) {
-		for (int32_t i1 = 0; i1 < b->shape[1]; i1++) {
-			for (int32_t i2 = 0; i2 < b->shape[2]; i2++) {
-				const int8_t *x = input1 + i0 * b->stride1[0] + i1 * b->stride1[1] +
-						  i2 * b->stride1[2];
-				const int8_t *y = input2 + i0 * b->stride2[0] + i1 * b->stride2[1] +
-						  i2 * b->stride2[2];
-
-				for (int32_t i3 = 0; i3 < b->shape[3]; i3++) {
-					*output++ = add_s8_one(p, x[i3 * b->stride1[3]],
-							       y[i3 * b->stride2[3]]);
-				}
-			}
-		}
+	for (int32_t i = 0; i < n; i++) {
+		output[i] = add_s8_one(p, input1[c.offset1], input2[c.offset2]);
+		tinyaot_broadcast_next(b, &c);
 	}
 }
 
@@ -42,22 +33,13 @@ void tinyaot_add_f32(const struct tinyaot_add_f32_params *p, const float *input1
 		     const float *input2, float *output)
 {
 	const struct tinyaot_broadcast *b = &p->b;
+	const int32_t n = tinyaot_broadcast_count(b);
+	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
 
-	for (int32_t i0 = 0; i0 < b->shape[0]; i0++) {
-		for (int32_t i1 = 0; i1 < b->shape[1]; i1++) {
-			for (int32_t i2 = 0; i2 < b->shape[2]; i2++) {
-				const float *x = input1 + i0 * b->stride1[0] + i1 * b->stride1[1] +
-						 i2 * b->stride1[2];
-				const float *y = input2 + i0 * b->stride2[0] + i1 * b->stride2[1] +
-						 i2 * b->stride2[2];
+	for (int32_t i = 0; i < n; i++) {
+		const float v = input1[c.offset1] + input2[c.offset2];
 
-				for (int32_t i3 = 0; i3 < b->shape[3]; i3++) {
-					float v = x[i3 * b->stride1[3]] + y[i3 * b->stride2[3]];
-
-					v = v < p->act_min ? p->act_min : v;
-					*output++ = v > p->act_max ? p->act_max : v;
-				}
-			}
-		}
+		output[i] = v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v);
+		tinyaot_broadcast_next(b, &c);
 	}
 }

@@ -156,6 +156,28 @@ def elementwise_io(
     return dtype, inp, out, [TensorArg(inp.index), TensorArg(out.index, writable=True)]
 
 
+def binary_io(
+    graph: Graph, op: Op, supported: tuple[str, ...]
+) -> tuple[DType, Tensor, Tensor, Tensor, dict[str, object], list[TensorArg | None]]:
+    """Checks and kernel arguments of a broadcasting two-input op: (dtype, a, b, out,
+    struct tinyaot_broadcast fields, args)."""
+    count_io(graph, op, (2, 2))
+    dtype = activation_dtype(graph, op, supported)
+    a, b = graph.tensor(op.inputs[0]), graph.tensor(op.inputs[1])
+    out = graph.tensor(op.outputs[0])
+    if b.dtype != dtype:
+        raise op_error(graph, op, f"input dtypes {dtype.short} and {b.dtype.short} differ", b.index)
+    bcast = broadcast_params(graph, op, a, b, out)
+    return (
+        dtype,
+        a,
+        b,
+        out,
+        bcast,
+        [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)],
+    )
+
+
 def require_quant(graph: Graph, op: Op, tensors: list[int | None], per_tensor: bool = True) -> None:
     for idx in tensors:
         if idx is None:

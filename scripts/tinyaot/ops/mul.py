@@ -7,25 +7,14 @@ from ..ir import DType, Graph, Op
 from ..lowering import (
     KernelCall,
     OpDef,
-    TensorArg,
-    activation_dtype,
-    broadcast_params,
-    count_io,
-    op_error,
+    binary_io,
     require_quant,
 )
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    count_io(graph, op, (2, 2))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
-    a, b = graph.tensor(op.inputs[0]), graph.tensor(op.inputs[1])
-    out = graph.tensor(op.outputs[0])
-    if b.dtype != dtype:
-        raise op_error(graph, op, f"input dtypes {dtype.short} and {b.dtype.short} differ", b.index)
-    bcast = broadcast_params(graph, op, a, b, out)
+    dtype, a, b, out, bcast, args = binary_io(graph, op, ("int8", "float32"))
     act = int(op.options.get("FusedActivationFunction", 0))
-    args = [TensorArg(a.index), TensorArg(b.index), TensorArg(out.index, writable=True)]
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
         return KernelCall(
