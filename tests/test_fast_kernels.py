@@ -83,6 +83,12 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # Stride 2, VALID, rows of three.
     "dw_s2_valid": (dwconv((3, 3), 2, "valid"), [1, 7, 7, 24], DWCONV),
     "dw_relu6": (dwconv((3, 3), 1, "same", act="relu6"), [1, 6, 6, 16], DWCONV),
+    # The other block widths: 4, then 6 with a tail of 2 (12 channels: one partial chunk);
+    # stride 2: 4 with tails of 1 and 2.
+    "dw_s1_w4": (dwconv((3, 3), 1, "same"), [1, 3, 4, 16], DWCONV),
+    "dw_s1_w8_c12": (dwconv((3, 3), 1, "same"), [1, 4, 8, 12], DWCONV),
+    "dw_s2_w5": (dwconv((3, 3), 2, "same"), [1, 5, 10, 8], DWCONV),
+    "dw_s2_w6": (dwconv((3, 3), 2, "same"), [1, 4, 12, 16], DWCONV),
     # One input channel and a multiplier of 8 is a convolution (micro_speech's layer).
     "dw_c1_mult8": (dwconv((4, 3), 2, "same", mult=8), [1, 11, 9, 1], CONV),
     "fc_12": (dense(12), [1, 100], FC),
@@ -245,3 +251,45 @@ def test_requant_matches_reference():
             # The C code's 64-bit constant: h * 2^32 + 2^30, or h * 2^32 - 2^30 for acc < 0.
             x = acc * m + h * (1 << 32) + ((1 << 30) if acc >= 0 else -(1 << 30))
             assert (x >> 32) >> e == fast.mbqm(acc, mult, shift) + offset, (acc, mult, shift)
+
+
+def dw3x3_upper(acc: int, m: int, h: int, c: int | None) -> int:
+    """The upper word of tinyaot_dw3x3_requant's sum (low word c ^ s, upper h + s), or of
+    tinyaot_requant's for c = None."""
+    s = -1 if acc < 0 else 0
+    low = (c ^ s) & 0xFFFFFFFF if c is not None else (0x40000000 ^ (s << 31)) & 0xFFFFFFFF
+    return (((h + s) << 32) + low + acc * m) >> 32
+
+
+def test_dw3x3_rounding_low_word():
+    """The c fast.rounding_low_word picks keeps tinyaot_dw3x3_requant exact wherever the
+    accumulator that would make a choice wrong lies: in range, out of range, or at its
+    border; and a choice it rejects does carry into the upper word there."""
+    rng = np.random.default_rng(11)
+    picked = {0x40000000: 0, 0x3FFFFFFF: 0, None: 0}
+    for _ in range(3000):
+        v = int(rng.integers(0, 31))
+        mult = (int(rng.integers(1 << 29, 1 << 31)) >> v | 1) << v
+        odd = (mult >> v) % 4
+        step = 1 << (30 - v)
+        # The accumulators where one of the two choices carries a 1 into the upper word.
+        bad_negative = -(1 if odd == 3 else 3) * step
+        bad_positive = (1 if odd == 3 else 3) * step
+        limit = int(rng.choice([1 << 18, 1 << 22, 1 << 26]))
+        lo = int(rng.choice([-limit, bad_negative, bad_negative + 1]))
+        hi = int(rng.choice([limit, bad_positive, bad_positive - 1]))
+        shift = -int(rng.integers(2, 12))
+        entry = fast.requant_entry(mult, shift, 0, (lo, hi))
+        if entry is None or entry[0] != mult:
+            continue
+        m, h, e = entry
+        c = fast.rounding_low_word(m, (lo, hi))
+        picked[c] += 1
+        edges = [a for a in (bad_negative, bad_positive, lo, hi, 0, -1, 1) if lo <= a <= hi]
+        for acc in [*edges, *rng.integers(lo, hi + 1, 20).tolist()]:
+            if c is not None:
+                assert dw3x3_upper(acc, m, h, c) >> e == fast.mbqm(acc, mult, shift), (acc, c)
+        for choice, bad in ((0x40000000, bad_negative), (0x3FFFFFFF, bad_positive)):
+            if c != choice and lo <= bad <= hi:
+                assert dw3x3_upper(bad, m, h, choice) != dw3x3_upper(bad, m, h, None)
+    assert min(picked.values()) > 50, picked

@@ -14,7 +14,7 @@ import numpy as np
 from . import cnames
 from .compiler import Compiled
 from .ir import Tensor
-from .lowering import ConstArray, TensorArg, TensorList
+from .lowering import ConstArray, Routine, TensorArg, TensorList
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("tinyaot", "templates"),
@@ -103,6 +103,10 @@ def generate(c: Compiled) -> dict[str, str]:
         )
 
     def value(v: object) -> str:
+        if v is None:
+            return "NULL"
+        if isinstance(v, Routine):
+            return v.name
         if isinstance(v, bool):
             return "1" if v else "0"
         if isinstance(v, int | np.integer):

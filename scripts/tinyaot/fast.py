@@ -101,6 +101,30 @@ def requant_entry(
     return mult, high, e - 1
 
 
+def rounding_low_word(mult: int, acc: tuple[int, int]) -> int | None:
+    """c of tinyaot_dw3x3_requant (tinyaot/dwconv_fast.h) for a channel, or None.
+
+    Its low word of the constant is 2^30 or -2^30 - 1 for c = 0x40000000, 2^30 - 1 or -2^30
+    for c = 0x3fffffff: one off from tinyaot_requant's when the accumulator is negative, or
+    positive, respectively. The 1 only reaches the upper word when acc * m + 2^30 (or - 2^30)
+    is a multiple of 2^32, which needs acc * m = t * 2^30 with t odd: acc = u * 2^(30 - v)
+    where 2^v is the largest power of two dividing m and u is odd, with u * (m >> v) = 1
+    (negative acc) or 3 (positive acc) modulo 4. c is safe when the smallest such acc is
+    outside the channel's range [acc[0], acc[1]].
+    """
+    if mult == 0:
+        return 0x40000000
+    v = (mult & -mult).bit_length() - 1
+    odd = (mult >> v) % 4
+    step = 1 << (30 - v)
+    # u = odd (mod 4): the negative u nearest zero; u = 3 * odd: the positive one.
+    if acc[0] > -(1 if odd == 3 else 3) * step:
+        return 0x40000000
+    if acc[1] < (1 if odd == 3 else 3) * step:
+        return 0x3FFFFFFF
+    return None
+
+
 def requant_rows(
     mults: list[int], shifts: list[int], offset: int, acc: tuple[np.ndarray, np.ndarray]
 ) -> np.ndarray | None:

@@ -28,6 +28,14 @@ class ConstArray:
 
 
 @dataclass(frozen=True)
+class Routine:
+    """A runtime function passed by address in a params struct: the compiler picks the
+    variant, and the link keeps only the variants a model names."""
+
+    name: str
+
+
+@dataclass(frozen=True)
 class TensorArg:
     """A kernel argument that is a model tensor: in the arena, or constant in flash."""
 

@@ -1,9 +1,14 @@
 /*
  * DEPTHWISE_CONV_2D int8, fast path for 3x3 windows, depth multiplier 1, strides 1 and 2.
- * For a group of up to seven output pixels of a row and a chunk of 16 channels, the kernel
- * copies the group's window to the stack (the zero point where padded: no edge cases, constant
- * strides), then computes each channel's outputs four (or two) at a time, sharing input
- * columns; the input zero point is folded into the bias, requantisation is tinyaot/requant.h.
+ *
+ * For a group of up to six (stride 1) or four (stride 2) output pixels of a row and a chunk
+ * of up to 16 channels, the kernel copies the group's window to a 16-byte aligned stack stage
+ * (the zero point where padded: no edge cases, constant strides), then a block routine
+ * computes every channel of the chunk: all of the group's outputs at once, each input column
+ * loaded once and used by every output it reaches, the bias as the first product's addend.
+ * The compiler picks the routine for the group's width (tinyaot_dw3x3_s<stride>_n<width>, a
+ * straight-line Thumb-2 body on Cortex-M3 and up), or tinyaot_dw3x3_c, the portable routine,
+ * for an activation clamp narrower than int8. Only the routines a model names are linked.
  *
  * Element order (scripts/tinyaot/inplace.py, dwconv_fast_steps): groups of `group`
  * consecutive pixels of one output row (fewer at the row's end), in NHW order; the kernel
@@ -17,24 +22,75 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <tinyaot/conv.h>
-#include <tinyaot/requant.h>
 
 /* Channels per staged chunk, and the stack buffer of a group's outputs (group * in_c). */
 #define TINYAOT_DWCONV_FAST_CHUNK 16
-#define TINYAOT_DWCONV_FAST_BUF   320
+#define TINYAOT_DWCONV_FAST_BUF   768
+
+/*
+ * Per channel, eight int32 words: the bias with the input zero point folded in; the nine
+ * weights in (ky, kx) order as bytes of words 1-3, least significant first, then three zero
+ * bytes; m, h and e - 1 of tinyaot/requant.h; and c, the low word of the rounding constant
+ * (tinyaot_dw3x3_requant).
+ */
+#define TINYAOT_DW3X3_RECORD 8
+
+/*
+ * Computes the outputs of every channel of a chunk. stage points at the chunk's first
+ * channel in row 0, column 0 of the stage, which holds the window's 3 rows of
+ * TINYAOT_DW3X3_COLS columns of 16 channel slots, then n outputs of 16 slots: the chunk's nc
+ * channels occupy slots 16 - nc to 15, so the routine stops at the slot that is a multiple
+ * of 16. n and p serve the portable routine; the others have them built in.
+ */
+struct tinyaot_dwconv_fast_params;
+typedef void tinyaot_dw3x3_fn(const int32_t *records, int8_t *stage, int32_t n,
+			      const struct tinyaot_dwconv_fast_params *p);
+
+#define TINYAOT_DW3X3_COLS 9
+#define TINYAOT_DW3X3_ROW  (TINYAOT_DW3X3_COLS * TINYAOT_DWCONV_FAST_CHUNK)
+#define TINYAOT_DW3X3_OUT  (3 * TINYAOT_DW3X3_ROW)
 
 struct tinyaot_dwconv_fast_params {
 	struct tinyaot_conv_dims d; /* k_h = k_w = 3, out_c = in_c % 4 == 0, strides 1 or 2 */
-	int32_t group; /* pixels per group: up to 7 (stride 1) or 4, group * in_c <= the buffer */
+	int32_t group;      /* pixels per group, at most 6 (stride 1) or 4; group * in_c <= BUF */
 	int32_t zero_point; /* the input's, read where the window is padded */
 	int32_t act_min, act_max;
-	const int8_t *weights; /* per channel, its 3x3 weights in (ky, kx) order */
-	/* Per channel: bias + input offset * sum of weights, mult, high, shift (tinyaot_requant).
-	 */
-	const int32_t *table;
+	tinyaot_dw3x3_fn *block; /* the routine for a group of `group` pixels */
+	tinyaot_dw3x3_fn *tail;  /* for the narrower last group of a row; NULL when none */
+	const int32_t *records;  /* TINYAOT_DW3X3_RECORD words per channel */
 };
+
+/*
+ * The requantisation of tinyaot/requant.h with the sign term of the constant's low word
+ * taken as c ^ s (s = -1 for a negative accumulator, else 0): for c = 0x40000000 it is 2^30
+ * or -2^30 - 1, for c = 0x3fffffff 2^30 - 1 or -2^30. The compiler picks for each channel a
+ * c for which no accumulator in its range lands on the one sum where that 1 would carry
+ * into the upper word, which saves an instruction per output.
+ */
+static inline int32_t tinyaot_dw3x3_requant(int32_t acc, const int32_t *record)
+{
+	const uint32_t s = 0u - ((uint32_t)acc >> 31);
+	const uint32_t lo = (uint32_t)record[7] ^ s;
+	const uint64_t k = ((uint64_t)((uint32_t)record[5] + s) << 32) | lo;
+	const uint64_t x = k + (uint64_t)((int64_t)acc * record[4]);
+
+	return (int32_t)(uint32_t)(x >> 32) >> record[6];
+}
 
 void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_params *p, const int8_t *input,
 			    int8_t *output);
+
+/* The block routines. */
+tinyaot_dw3x3_fn tinyaot_dw3x3_c;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s1_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s1_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s1_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s1_n4;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s1_n5;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s1_n6;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n4;
 
 #endif /* TINYAOT_DWCONV_FAST_H_ */

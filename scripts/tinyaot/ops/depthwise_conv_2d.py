@@ -10,6 +10,7 @@ from ..lowering import (
     ConstArray,
     KernelCall,
     OpDef,
+    Routine,
     TensorArg,
     activation_dtype,
     bias_arg,
@@ -111,8 +112,24 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     )
 
 
-# tinyaot/dwconv_fast.h: the output buffer, and the widest group the stage holds per stride.
-BUF, WIDEST = 320, {1: 7, 2: 4}
+# tinyaot/dwconv_fast.h: the output buffer, and the widest group per stride (the block
+# routines tinyaot_dw3x3_s<stride>_n<width> that exist).
+BUF, WIDEST = 768, {1: 6, 2: 4}
+
+
+def dw3x3_records(
+    weights: np.ndarray, bias: np.ndarray, rows: np.ndarray, low_words: list[int]
+) -> ConstArray:
+    """Eight words per channel (TINYAOT_DW3X3_RECORD): bias, the nine weights as bytes of
+    three little-endian words, then m, h, e - 1 and c."""
+    c = weights.shape[0]
+    packed = np.zeros((c, 12), dtype=np.uint8)
+    packed[:, :9] = weights.astype(np.int8).view(np.uint8)
+    words = packed.view("<u4").astype(np.int64)
+    words = np.where(words >= 1 << 31, words - (1 << 32), words)
+    high = np.asarray(low_words, dtype=np.int64)[:, None]
+    table = np.concatenate([bias.astype(np.int64)[:, None], words, rows, high], axis=1)
+    return ConstArray("int32_t", table.reshape(-1).astype(np.int32))
 
 
 def lower_fast(
@@ -127,12 +144,13 @@ def lower_fast(
 ) -> KernelCall | None:
     """tinyaot_dwconv_fast_s8 for 3x3 windows, multiplier 1, strides 1 and 2, when exact."""
     c = dims["in_c"]
+    s = dims["stride_w"]
     if (
         not fast.ENABLED
         or (dims["k_h"], dims["k_w"]) != (3, 3)
         or dims["out_c"] != c
         or dims["stride_h"] not in (1, 2)
-        or dims["stride_w"] not in (1, 2)
+        or s not in (1, 2)
         or c > BUF
         or c % 4
     ):
@@ -142,21 +160,36 @@ def lower_fast(
     folded = fast.folded_bias(weights, bias_data, -inp.zero_point)
     if not fast.fits_int32(weights, folded):
         return None
-    rows = fast.requant_rows(mults, shifts, out.zero_point, fast.acc_range(weights, folded))
+    ranges = fast.acc_range(weights, folded)
+    rows = fast.requant_rows(mults, shifts, out.zero_point, ranges)
     if rows is None:
         return None
-    # Four-wide blocks are the cheapest; a narrow row goes whole.
+    low_words = [
+        fast.rounding_low_word(int(m), (int(lo), int(hi)))
+        for m, lo, hi in zip(rows[:, 0], ranges[0], ranges[1], strict=True)
+    ]
+    if None in low_words:
+        return None
+    # The widest group is the cheapest per output; a narrow row goes whole.
     ow = dims["out_w"]
-    group = min(ow if ow <= WIDEST[dims["stride_w"]] else 4, BUF // c)
-    table = np.concatenate([folded[:, None], rows], axis=1).reshape(-1)
+    group = min(ow, WIDEST[s], BUF // c)
+    tail = ow % group
+
+    def routine(width: int) -> Routine:
+        # The Thumb-2 routines saturate to int8 only; a narrower clamp takes the C one.
+        if act != (-128, 127):
+            return Routine("tinyaot_dw3x3_c")
+        return Routine(f"tinyaot_dw3x3_s{s}_n{width}")
+
     params = {
         "d": dims,
         "group": group,
         "zero_point": inp.zero_point,
         "act_min": act[0],
         "act_max": act[1],
-        "weights": ConstArray("int8_t", weights.reshape(-1).astype(np.int8)),
-        "table": ConstArray("int32_t", table.astype(np.int32)),
+        "block": routine(group),
+        "tail": routine(tail) if tail else None,
+        "records": dw3x3_records(weights, folded, rows, low_words),
     }
     return KernelCall(
         "tinyaot_dwconv_fast_s8",
