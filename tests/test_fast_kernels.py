@@ -46,6 +46,10 @@ def dwconv(k: tuple[int, int], s: int, padding: str, mult: int = 1, act: str | N
     )(x)
 
 
+def avg_pool(k: int, s: int, padding: str):
+    return lambda x: tf.keras.layers.AveragePooling2D(k, strides=s, padding=padding)(x)
+
+
 def dense(units: int, act: str | None = None):
     return lambda x: tf.keras.layers.Dense(units, activation=act)(x)
 
@@ -91,6 +95,10 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "dw_s2_w6": (dwconv((3, 3), 2, "same"), [1, 4, 12, 16], DWCONV),
     # One input channel and a multiplier of 8 is a convolution (micro_speech's layer).
     "dw_c1_mult8": (dwconv((4, 3), 2, "same", mult=8), [1, 11, 9, 1], CONV),
+    # The reference AVERAGE_POOL_2D, four channels at a time or (6 channels) one: clipped
+    # windows, and in place like the kernels above.
+    "avg_pool_c8": (avg_pool(3, 2, "same"), [1, 7, 6, 8], "tinyaot_avg_pool_s8"),
+    "avg_pool_c6": (avg_pool(2, 1, "same"), [1, 5, 5, 6], "tinyaot_avg_pool_s8"),
     "fc_12": (dense(12), [1, 100], FC),
     "fc_batches_relu": (dense(8, "relu"), [3, 130], FC),
     # Units not a multiple of four keep the reference kernel.

@@ -61,88 +61,103 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  * without spilling in the loop; so the loop is written out. One input step is 14
  * instructions for 8 multiply-accumulates (2 input loads, 4 weight loads, 8 MLA), unrolled 16
  * times (a run of an odd number of 8-step groups enters the loop in its middle); requantising a
- * channel of both pixels is 18 (tinyaot_requant() twice, see tinyaot/requant.h, with the output
+ * channel of both pixels is 17 (tinyaot_requant() twice, see tinyaot/requant.h, with the output
  * saturated by SSAT).
  *
- * r0 = job. In the loop: r4-r7 pixel a's accumulators, r8-r11 pixel b's, r1 a, r2 b, r3
- * weights, r0 a's byte, ip b's byte, lr a weight. Stack frame below the saved registers:
- * [sp] end of the unrolled part of the run, [sp, #4] end of the run, [sp, #8] next run,
- * [sp, #12] job.
- */
-#define TINYAOT_MAC_STEP                                                                           \
-	"ldrsb r0, [r1], #1\n\t"                                                                   \
-	"ldrsb ip, [r2], #1\n\t"                                                                   \
-	"ldrsb lr, [r3], #1\n\t"                                                                   \
-	"mla r4, lr, r0, r4\n\t"                                                                   \
-	"mla r8, lr, ip, r8\n\t"                                                                   \
-	"ldrsb lr, [r3], #1\n\t"                                                                   \
-	"mla r5, lr, r0, r5\n\t"                                                                   \
-	"mla r9, lr, ip, r9\n\t"                                                                   \
-	"ldrsb lr, [r3], #1\n\t"                                                                   \
-	"mla r6, lr, r0, r6\n\t"                                                                   \
-	"mla r10, lr, ip, r10\n\t"                                                                 \
-	"ldrsb lr, [r3], #1\n\t"                                                                   \
-	"mla r7, lr, r0, r7\n\t"                                                                   \
-	"mla r11, lr, ip, r11\n\t"
-
-#define TINYAOT_MAC_STEP8                                                                          \
-	TINYAOT_MAC_STEP TINYAOT_MAC_STEP TINYAOT_MAC_STEP TINYAOT_MAC_STEP TINYAOT_MAC_STEP       \
-		TINYAOT_MAC_STEP TINYAOT_MAC_STEP TINYAOT_MAC_STEP
-
-/* One channel of both pixels: accumulators a and b, the channel's mult, high and shift at
- * r1 + M, H, E; r2 and r0 point at the outputs. r3, ip, lr and, once read, a are scratch;
- * h holds the channel's high: lr (reloaded for b) for the first channel, then the b register
- * of the channel before, free by then.
- */
-#define TINYAOT_REQUANT2(a, b, h, M, H, E)                                                         \
-	"ldr r3, [r1, #" #M "]\n\t"                                                                \
-	"ldr " h ", [r1, #" #H "]\n\t"                                                             \
-	"and ip, " a ", #0x80000000\n\t"                                                           \
-	"add lr, " h ", " a ", asr #31\n\t"                                                        \
-	"eor ip, ip, #0x40000000\n\t"                                                              \
-	"smlal ip, lr, " a ", r3\n\t"                                                              \
-	"ldr ip, [r1, #" #E "]\n\t"                                                                \
-	"asr lr, lr, ip\n\t"                                                                       \
-	"ssat lr, #8, lr\n\t"                                                                      \
-	"strb lr, [r2], #1\n\t"                                                                    \
-	"and " a ", " b ", #0x80000000\n\t"                                                        \
-	"add lr, " h ", " b ", asr #31\n\t"                                                        \
-	"eor " a ", " a ", #0x40000000\n\t"                                                        \
-	"smlal " a ", lr, " b ", r3\n\t"                                                           \
-	"asr lr, lr, ip\n\t"                                                                       \
-	"ssat lr, #8, lr\n\t"                                                                      \
-	"strb lr, [r0], #1\n\t"
-/* The first channel has no free register for h: it goes in lr and is read again for b. */
-#define TINYAOT_REQUANT2_FIRST                                                                     \
-	"ldr r3, [r1, #16]\n\t"                                                                    \
-	"ldr lr, [r1, #20]\n\t"                                                                    \
-	"and ip, r4, #0x80000000\n\t"                                                              \
-	"add lr, lr, r4, asr #31\n\t"                                                              \
-	"eor ip, ip, #0x40000000\n\t"                                                              \
-	"smlal ip, lr, r4, r3\n\t"                                                                 \
-	"ldr ip, [r1, #24]\n\t"                                                                    \
-	"asr lr, lr, ip\n\t"                                                                       \
-	"ssat lr, #8, lr\n\t"                                                                      \
-	"strb lr, [r2], #1\n\t"                                                                    \
-	"ldr lr, [r1, #20]\n\t"                                                                    \
-	"and r4, r8, #0x80000000\n\t"                                                              \
-	"add lr, lr, r8, asr #31\n\t"                                                              \
-	"eor r4, r4, #0x40000000\n\t"                                                              \
-	"smlal r4, lr, r8, r3\n\t"                                                                 \
-	"asr lr, lr, ip\n\t"                                                                       \
-	"ssat lr, #8, lr\n\t"                                                                      \
-	"strb lr, [r0], #1\n\t"
-
-/*
- * The frame below the saved registers: [sp] end of the unrolled part of the run, [sp, #4]
- * end of the run, [sp, #8] next run, [sp, #12] job, [sp, #16] end of the runs, [sp, #20] the
- * unrolled length, [sp, #24] the rest (len % 8), [sp, #28] weights step, [sp, #32] table
- * step, [sp, #36] output step - 4, then the block's state: [sp, #40] weights, [sp, #44]
- * table, [sp, #48] pixel a's outputs, [sp, #52] pixel b's, [sp, #56] blocks left.
+ * In the loop: r4-r7 pixel a's accumulators, r8-r11 pixel b's, r1 a, r2 b, r3 weights, r0 a's
+ * byte, ip b's byte, lr a weight. Everything else lives in a frame below the saved registers,
+ * set up once per job, including where to go at each branch that depends only on the job (how
+ * the run length splits into 16-step, 8-step and single steps; one run or several; forward or
+ * reverse), so that a block pays for none of those tests. The frame, offsets from sp:
+ *
+ *   end16      0  a's address where the current run's unrolled steps end
+ *   end        4  a's address where the current run ends
+ *   next       8  the next run's pair of pointers
+ *   run0      12  the first run's
+ *   runs_end  16
+ *   unr       20  the run length rounded down to a multiple of 8
+ *   rest      24  the rest, 0 to 7
+ *   wstep     28  weights_step
+ *   a0, b0    32  one run only: its two pointers
+ *   w         40  the block's weights
+ *   t         44  the block's table, then out_a and out_b
+ *   tend      56  the table after the last block
+ *   entry     60  where a run starts: the 16-step or 8-step loop, or `after`
+ *   after     64  after the unrolled steps: the single steps, or `nextrun`
+ *   nextrun   68  after a run: the next run, or the requantisation
+ *   start     72  a block's first run: the only one, or the first of several
+ *   adj       76  after the requantisation: forward, or reverse
  */
 void tinyaot_pair_run_t2(const struct tinyaot_pair_job *job);
 
-__asm__(".pushsection .text.tinyaot_pair_run_t2,\"ax\",%progbits\n\t"
+__asm__(".equ pair_end16, 0\n"
+	".equ pair_end, 4\n"
+	".equ pair_next, 8\n"
+	".equ pair_run0, 12\n"
+	".equ pair_runs_end, 16\n"
+	".equ pair_unr, 20\n"
+	".equ pair_rest, 24\n"
+	".equ pair_wstep, 28\n"
+	".equ pair_a0, 32\n"
+	".equ pair_w, 40\n"
+	".equ pair_t, 44\n"
+	".equ pair_tend, 56\n"
+	".equ pair_entry, 60\n"
+	".equ pair_after, 64\n"
+	".equ pair_nextrun, 68\n"
+	".equ pair_start, 72\n"
+	".equ pair_adj, 76\n"
+	".equ pair_frame, 80\n"
+	/* Stores the address of a local label, with the Thumb bit, at a frame offset. */
+	".macro pair_set off, label\n\t"
+	"adr r4, \\label\n\t"
+	"orr r4, r4, #1\n\t"
+	"str r4, [sp, #\\off]\n"
+	".endm\n"
+	".macro pair_step\n\t"
+	"ldrsb r0, [r1], #1\n\t"
+	"ldrsb ip, [r2], #1\n\t"
+	"ldrsb lr, [r3], #1\n\t"
+	"mla r4, lr, r0, r4\n\t"
+	"mla r8, lr, ip, r8\n\t"
+	"ldrsb lr, [r3], #1\n\t"
+	"mla r5, lr, r0, r5\n\t"
+	"mla r9, lr, ip, r9\n\t"
+	"ldrsb lr, [r3], #1\n\t"
+	"mla r6, lr, r0, r6\n\t"
+	"mla r10, lr, ip, r10\n\t"
+	"ldrsb lr, [r3], #1\n\t"
+	"mla r7, lr, r0, r7\n\t"
+	"mla r11, lr, ip, r11\n"
+	".endm\n"
+	/* One channel of both pixels: accumulators a and b; r0 walks the channel's mult, high
+	 * and shift; r1 and r2 point at the outputs. r3, ip, lr and, once read, a are scratch; h
+	 * holds the channel's high: the b register of the channel before, free by then (the first
+	 * channel has none: its h goes in lr and is read again for b).
+	 */
+	".macro pair_requant a, b, h\n\t"
+	"ldr r3, [r0], #4\n\t"
+	"ldr \\h, [r0], #4\n\t"
+	"and ip, \\a, #0x80000000\n\t"
+	"add lr, \\h, \\a, asr #31\n\t"
+	"eor ip, ip, #0x40000000\n\t"
+	"smlal ip, lr, \\a, r3\n\t"
+	"ldr ip, [r0], #4\n\t"
+	"asr lr, lr, ip\n\t"
+	"ssat lr, #8, lr\n\t"
+	"strb lr, [r1], #1\n\t"
+	".ifc \\h, lr\n\t"
+	"ldr lr, [r0, #-8]\n\t"
+	".endif\n\t"
+	"and \\a, \\b, #0x80000000\n\t"
+	"add lr, \\h, \\b, asr #31\n\t"
+	"eor \\a, \\a, #0x40000000\n\t"
+	"smlal \\a, lr, \\b, r3\n\t"
+	"asr lr, lr, ip\n\t"
+	"ssat lr, #8, lr\n\t"
+	"strb lr, [r2], #1\n"
+	".endm\n"
+	".pushsection .text.tinyaot_pair_run_t2,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
 	".p2align 2\n\t"
@@ -152,82 +167,139 @@ __asm__(".pushsection .text.tinyaot_pair_run_t2,\"ax\",%progbits\n\t"
 	".thumb_func\n"
 	"tinyaot_pair_run_t2:\n\t"
 	"push {r4-r11, lr}\n\t"
-	"sub sp, sp, #60\n\t"
-	"str r0, [sp, #12]\n\t"
+	"sub sp, sp, #pair_frame\n\t"
+	/* r1 run, r2 runs_end, r3 len, r4 weights, r5 weights_step, r6 table, r7 table_step,
+	 * r8 out_a, r9 out_b, r10 out_step, r11 blocks.
+	 */
 	"ldm r0, {r1-r11}\n\t"
-	"str r2, [sp, #16]\n\t"
-	"bic r1, r3, #7\n\t"
-	"str r1, [sp, #20]\n\t"
-	"and r3, r3, #7\n\t"
-	"str r3, [sp, #24]\n\t"
-	"str r5, [sp, #28]\n\t"
-	"str r7, [sp, #32]\n\t"
-	"subs r10, r10, #4\n\t"
-	"str r10, [sp, #36]\n\t"
-	"str r4, [sp, #40]\n\t"
-	"str r6, [sp, #44]\n\t"
-	"str r8, [sp, #48]\n\t"
-	"str r9, [sp, #52]\n\t"
-	"str r11, [sp, #56]\n"
-	".Ltinyaot_pair_block:\n\t"
-	"ldr r1, [sp, #44]\n\t"
-	"ldm r1, {r4-r7}\n\t"
-	"ldm r1, {r8-r11}\n\t"
-	"ldr r3, [sp, #40]\n\t"
-	"ldr r0, [sp, #12]\n\t"
-	"ldr r0, [r0, #0]\n"
-	".Ltinyaot_pair_run:\n\t"
+	"str r1, [sp, #pair_run0]\n\t"
+	"str r2, [sp, #pair_runs_end]\n\t"
+	"str r5, [sp, #pair_wstep]\n\t"
+	"str r4, [sp, #pair_w]\n\t"
+	"add ip, sp, #pair_t\n\t"
+	"stm ip, {r6, r8, r9}\n\t"
+	"mla ip, r7, r11, r6\n\t"
+	"str ip, [sp, #pair_tend]\n\t"
+	"and ip, r3, #7\n\t"
+	"str ip, [sp, #pair_rest]\n\t"
+	"bic r3, r3, #7\n\t"
+	"str r3, [sp, #pair_unr]\n\t"
+	"sub r5, r2, r1\n\t"
+	"cmp r5, #8\n\t"
+	"bne 1f\n\t"
+	/* One run: its pointers, and where its unrolled steps end, are the same every block. */
+	"ldm r1, {r4, r5}\n\t"
+	"strd r4, r5, [sp, #pair_a0]\n\t"
+	"add r4, r4, r3\n\t"
+	"str r4, [sp, #pair_end16]\n\t"
+	"pair_set pair_nextrun, .Lpair_req\n\t"
+	"pair_set pair_start, .Lpair_single\n\t"
+	"b 2f\n"
+	"1:\n\t"
+	"pair_set pair_nextrun, .Lpair_next\n\t"
+	"pair_set pair_start, .Lpair_multi\n"
+	"2:\n\t"
+	"ldr r4, [sp, #pair_nextrun]\n\t"
+	"cmp ip, #0\n\t"
+	"beq 3f\n\t"
+	"adr r4, .Lpair_tail\n\t"
+	"orr r4, r4, #1\n"
+	"3:\n\t"
+	"str r4, [sp, #pair_after]\n\t"
+	"cbz r3, 4f\n\t"
+	"adr r4, .Lpair_16\n\t"
+	"tst r3, #8\n\t"
+	"beq 5f\n\t"
+	"adr r4, .Lpair_8\n"
+	"5:\n\t"
+	"orr r4, r4, #1\n"
+	"4:\n\t"
+	"str r4, [sp, #pair_entry]\n\t"
+	"adr r4, .Lpair_fwd\n\t"
+	"cmp r7, #0\n\t"
+	"bge 6f\n\t"
+	"adr r4, .Lpair_rev\n"
+	"6:\n\t"
+	"orr r4, r4, #1\n\t"
+	"str r4, [sp, #pair_adj]\n\t"
+	"mov r0, r6\n"
+	/* A block, r0 its table: the bias in both pixels' accumulators, then the runs. */
+	".Lpair_block:\n\t"
+	"ldmia r0!, {r4-r7}\n\t"
+	"ldmdb r0, {r8-r11}\n\t"
+	"ldr r3, [sp, #pair_w]\n\t"
+	"ldr pc, [sp, #pair_start]\n"
+	".Lpair_single:\n\t"
+	"ldrd r1, r2, [sp, #pair_a0]\n\t"
+	"ldr pc, [sp, #pair_entry]\n"
+	".Lpair_multi:\n\t"
+	"ldr r0, [sp, #pair_run0]\n"
+	".Lpair_run:\n\t"
 	"ldmia r0!, {r1, r2}\n\t"
-	"str r0, [sp, #8]\n\t"
-	"ldr ip, [sp, #20]\n\t"
-	"add r0, r1, ip\n\t"
-	"str r0, [sp]\n\t"
-	"cmp r1, r0\n\t"
-	"beq .Ltinyaot_pair_tail\n\t"
-	"tst ip, #8\n\t"
-	"bne .Ltinyaot_pair_8\n"
-	".Ltinyaot_pair_16:\n\t" TINYAOT_MAC_STEP8 ".Ltinyaot_pair_8:\n\t" TINYAOT_MAC_STEP8
-	"ldr lr, [sp]\n\t"
-	"cmp r1, lr\n\t"
-	"bne .Ltinyaot_pair_16\n"
-	".Ltinyaot_pair_tail:\n\t"
-	"ldr r0, [sp, #24]\n\t"
-	"cbz r0, .Ltinyaot_pair_next\n\t"
+	"str r0, [sp, #pair_next]\n\t"
+	"ldr r0, [sp, #pair_unr]\n\t"
 	"add r0, r1, r0\n\t"
-	"str r0, [sp, #4]\n"
-	".Ltinyaot_pair_1:\n\t" TINYAOT_MAC_STEP "ldr lr, [sp, #4]\n\t"
+	"str r0, [sp, #pair_end16]\n\t"
+	"ldr pc, [sp, #pair_entry]\n"
+	".Lpair_16:\n\t"
+	".rept 8\n\t"
+	"pair_step\n\t"
+	".endr\n"
+	".Lpair_8:\n\t"
+	".rept 8\n\t"
+	"pair_step\n\t"
+	".endr\n\t"
+	"ldr lr, [sp, #pair_end16]\n\t"
 	"cmp r1, lr\n\t"
-	"bne .Ltinyaot_pair_1\n"
-	".Ltinyaot_pair_next:\n\t"
-	"ldr r0, [sp, #8]\n\t"
-	"ldr ip, [sp, #16]\n\t"
+	"bne .Lpair_16\n\t"
+	"ldr pc, [sp, #pair_after]\n"
+	".Lpair_tail:\n\t"
+	"ldr r0, [sp, #pair_rest]\n\t"
+	"add r0, r1, r0\n\t"
+	"str r0, [sp, #pair_end]\n"
+	".Lpair_1:\n\t"
+	"pair_step\n\t"
+	"ldr lr, [sp, #pair_end]\n\t"
+	"cmp r1, lr\n\t"
+	"bne .Lpair_1\n\t"
+	"ldr pc, [sp, #pair_nextrun]\n"
+	".Lpair_next:\n\t"
+	"ldr r0, [sp, #pair_next]\n\t"
+	"ldr ip, [sp, #pair_runs_end]\n\t"
 	"cmp r0, ip\n\t"
-	"bne .Ltinyaot_pair_run\n\t"
-	"ldr r0, [sp, #28]\n\t"
-	"add r3, r3, r0\n\t"
-	"str r3, [sp, #40]\n\t"
-	"ldr r1, [sp, #44]\n\t"
-	"ldr r2, [sp, #48]\n\t"
-	"ldr r0, [sp, #52]\n\t" TINYAOT_REQUANT2_FIRST TINYAOT_REQUANT2("r5", "r9", "r8", 28, 32,
-									36)
-		TINYAOT_REQUANT2("r6", "r10", "r9", 40, 44, 48)
-			TINYAOT_REQUANT2("r7", "r11", "r10", 52, 56,
-					 60) "ldr r3, [sp, #36]\n\t"
-					     "add r2, r2, r3\n\t"
-					     "add r0, r0, r3\n\t"
-					     "str r2, [sp, #48]\n\t"
-					     "str r0, [sp, #52]\n\t"
-					     "ldr r3, [sp, #32]\n\t"
-					     "add r1, r1, r3\n\t"
-					     "str r1, [sp, #44]\n\t"
-					     "ldr r3, [sp, #56]\n\t"
-					     "subs r3, r3, #1\n\t"
-					     "str r3, [sp, #56]\n\t"
-					     "bne .Ltinyaot_pair_block\n\t"
-					     "add sp, sp, #60\n\t"
-					     "pop {r4-r11, pc}\n\t"
-					     ".size tinyaot_pair_run_t2, .-tinyaot_pair_run_t2\n\t"
-					     ".popsection");
+	"bne .Lpair_run\n"
+	/* Requantise: r0 the block's rows of the table, r1 out_a, r2 out_b. */
+	".Lpair_req:\n\t"
+	"str r3, [sp, #pair_w]\n\t"
+	"add ip, sp, #pair_t\n\t"
+	"ldm ip, {r0-r2}\n\t"
+	"add r0, r0, #16\n\t"
+	"pair_requant r4, r8, lr\n\t"
+	"pair_requant r5, r9, r8\n\t"
+	"pair_requant r6, r10, r9\n\t"
+	"pair_requant r7, r11, r10\n\t"
+	/* Forward, the table, outputs and weights already point at the next block; reverse,
+	 * they step back over two.
+	 */
+	"ldr pc, [sp, #pair_adj]\n"
+	".Lpair_rev:\n\t"
+	"sub r0, r0, #128\n\t"
+	"sub r1, r1, #8\n\t"
+	"sub r2, r2, #8\n\t"
+	"ldr r3, [sp, #pair_w]\n\t"
+	"ldr ip, [sp, #pair_wstep]\n\t"
+	"add r3, r3, ip\n\t"
+	"str r3, [sp, #pair_w]\n"
+	".Lpair_fwd:\n\t"
+	"add ip, sp, #pair_t\n\t"
+	"stm ip, {r0-r2}\n\t"
+	"ldr ip, [sp, #pair_tend]\n\t"
+	"cmp r0, ip\n\t"
+	"bne .Lpair_block\n\t"
+	"add sp, sp, #pair_frame\n\t"
+	"pop {r4-r11, pc}\n\t"
+	".size tinyaot_pair_run_t2, .-tinyaot_pair_run_t2\n\t"
+	".popsection\n");
 
 /* The assembly reads the job by these offsets. */
 typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 0 &&
