@@ -188,6 +188,18 @@ def test_board_fits_the_firmware(runs: dict[str, Case], model: Path) -> None:
     assert max(result.stack) <= runner.STACK_RESERVE
 
 
+# The stack an invoke may use, as README.md states it; the depthwise kernel's window stage and
+# group buffer are most of it.
+STACK_BUDGET = 1280
+
+
+@pytest.mark.parametrize("opt", OPTS)
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_stack_within_budget(runs: dict[str, Case], model: Path, opt: str) -> None:
+    stack = max(runs[_key(model, opt)].get().stack)
+    assert 0 < stack <= STACK_BUDGET, f"{stack} bytes of stack"
+
+
 def test_known_boards(runs: dict[str, Case]) -> None:
     """Spot checks of the choice: KWS fits the small board; VWW's 64.5 KB arena does not."""
     by_stem = {m.stem: m for m in MODELS}

@@ -25,7 +25,7 @@
 
 /* Channels per staged chunk, and the stack buffer of a group's outputs (group * in_c). */
 #define TINYAOT_DWCONV_FAST_CHUNK 16
-#define TINYAOT_DWCONV_FAST_BUF   768
+#define TINYAOT_DWCONV_FAST_BUF   384
 
 /*
  * Per channel, eight int32 words: the bias with the input zero point folded in; the nine

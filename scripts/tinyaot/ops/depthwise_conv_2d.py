@@ -114,7 +114,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 # tinyaot/dwconv_fast.h: the output buffer, and the widest group per stride (the block
 # routines tinyaot_dw3x3_s<stride>_n<width> that exist).
-BUF, WIDEST = 768, {1: 6, 2: 4}
+BUF, WIDEST = 384, {1: 6, 2: 4}
 
 
 def dw3x3_records(
