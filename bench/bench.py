@@ -137,8 +137,9 @@ def prepare(model: Path, workdir: Path) -> Prepared:
     return Prepared(model, compiled, gen, [a.tobytes() for a in x], want, tflm_arena(str(model)))
 
 
-def measure(p: Prepared, opt: str, layers: bool, workdir: Path) -> Result:
-    """Build and run one model under qemu; every figure of its Result."""
+def measure(p: Prepared, opt: str, layers: bool, workdir: Path, board: str = "auto") -> Result:
+    """Build and run one model under qemu (board "auto": the smallest Cortex-M3 it fits);
+    every figure of its Result."""
     name = p.model.stem
     compiled = p.compiled
 
@@ -147,7 +148,7 @@ def measure(p: Prepared, opt: str, layers: bool, workdir: Path) -> Result:
             p.gen,
             name,
             [p.inputs],
-            "auto",
+            board,
             build_opt,
             workdir / tag,
             QEMU_TIMEOUT,
@@ -322,6 +323,13 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--opt", default="-O2", choices=["-O2", "-Os", "-O3"], help="for timing")
     parser.add_argument("--jobs", type=int, default=os.cpu_count() or 1, help="models at once")
     parser.add_argument("--keep", metavar="DIR", help="build here and keep it (default: temp)")
+    parser.add_argument(
+        "--board",
+        default="auto",
+        choices=["auto", *runner.LINKER_SCRIPTS],
+        help="qemu machine (default: the smallest Cortex-M3 board the model fits; "
+        "mps2-an386 is a Cortex-M4, with the DSP extension)",
+    )
     args = parser.parse_args(argv)
 
     missing = runner.missing_tools()
@@ -336,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             results = list(
                 pool.map(
-                    lambda p: measure(p, args.opt, args.layers, root / p.model.stem),
+                    lambda p: measure(p, args.opt, args.layers, root / p.model.stem, args.board),
                     prepared,
                 )
             )

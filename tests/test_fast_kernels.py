@@ -26,6 +26,7 @@ from host import runner as host
 from reference import Reference
 from tinyaot import codegen, fast, frontend, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
+from tinyaot.lowering import ByTarget
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
@@ -58,6 +59,8 @@ def dense(units: int, act: str | None = None):
 CASES: dict[str, tuple[Callable, list[int], str]] = {
     # Pointwise: one run per pixel, read in place.
     "conv_1x1": (conv(24, (1, 1), 1, "same"), [1, 5, 7, 16], CONV),
+    # Pointwise over 12 channels: runs of 16q + 12 bytes enter the DSP loop at its last step.
+    "conv_1x1_c12": (conv(8, (1, 1), 1, "same"), [1, 3, 5, 12], CONV),
     # Pointwise with stride 2, nine pixels (the last pair is one pixel).
     "conv_1x1_s2": (conv(12, (1, 1), 2, "same"), [1, 6, 6, 8], CONV),
     # Three input channels: whole windows read in place, clipped ones copied.
@@ -201,8 +204,10 @@ def test_fast_kernels_can_be_turned_off(models, monkeypatch):
 
 
 @pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
-def test_cortex_m3_matches_tflm(models, tmp_path):
-    """Every case and placement on the emulated Cortex-M3 at -O2 (the Thumb-2 loops)."""
+@pytest.mark.parametrize("board", ["mps2-an385", "mps2-an386"])
+def test_cortex_m_matches_tflm(models, tmp_path, board):
+    """Every case and placement on the emulated Cortex-M3 and Cortex-M4 at -O2 (the Thumb-2
+    loops; on the M4 also the DSP routine, for the convolutions whose runs allow it)."""
     jobs = []
     for name, path in models.items():
         for placement in PLACEMENTS:
@@ -220,7 +225,7 @@ def test_cortex_m3_matches_tflm(models, tmp_path):
             gen,
             "m",
             [[x.tobytes() for x in s] for s in sets],
-            board="mps2-an385",
+            board=board,
             opt="-O2",
             workdir=work / "build",
             jobs=1,
@@ -301,3 +306,34 @@ def test_dw3x3_rounding_low_word():
             if c != choice and lo <= bad <= hi:
                 assert dw3x3_upper(bad, m, h, choice) != dw3x3_upper(bad, m, h, None)
     assert min(picked.values()) > 50, picked
+
+
+def test_dsp_layout_where_runs_allow(models):
+    """Convolutions whose runs are all multiples of 4 bytes get the DSP routine's weights under
+    __ARM_FEATURE_DSP: the same weights, per block, half, four inputs and channel."""
+    want = {
+        "conv_1x1": True,
+        "conv_1x1_c12": True,
+        "conv_1x1_s2": True,
+        "conv_3x3_s2_oc6": True,
+        "conv_3x3_valid_c40": True,
+        "conv_5x5": True,
+        "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
+        "conv_3x3_c3": False,  # rows of 9 bytes
+    }
+    for name, dsp in want.items():
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        params = c.steps[-1].call.params
+        assert isinstance(params["weights"], ByTarget) == dsp, name
+        if not dsp:
+            assert "dsp" not in params
+            continue
+        assert params["dsp"] == ByTarget(0, 1)
+        d = params["d"]
+        depth = d["k_h"] * d["k_w"] * d["in_c"]
+        blocks = (d["out_c"] + 3) // 4
+        # The default layout: per block, per input, the block's four channels.
+        plain = params["weights"].default.values.reshape(blocks, depth, 4)
+        layout = params["weights"].dsp.values.reshape(blocks, 2, depth // 4, 2, 4)
+        for b, h, g, ch, k in np.ndindex(layout.shape):
+            assert layout[b, h, g, ch, k] == plain[b, 4 * g + k, 2 * h + ch], name

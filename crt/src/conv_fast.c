@@ -3,13 +3,15 @@
 #include <tinyaot/conv_fast.h>
 #include <tinyaot/fixedpoint.h>
 
-/*
- * The portable pair routine; the reference for the assembly below, and what runs for a
- * partial last block or an activation clamp narrower than int8.
+/* Adds a block's products for both pixels to acc (pixel a's four channels, then b's), reading
+ * the block's weights from *w on.
  */
-static void pair_run_c(const struct tinyaot_pair_job *job)
+typedef void pair_accumulate_fn(const struct tinyaot_pair_job *job, const int8_t **w,
+				int32_t acc[8]);
+
+/* The portable block loop: bias, accumulate, requantise and clamp, block by block. */
+static void pair_run_blocks(const struct tinyaot_pair_job *job, pair_accumulate_fn *accumulate)
 {
-	const int32_t runs = (int32_t)(job->runs_end - job->run) / 2;
 	const int8_t *w = job->weights;
 	const int32_t *t = job->table;
 	int8_t *out_a = job->out_a;
@@ -24,21 +26,7 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
 			acc[j] = t[j];
 			acc[4 + j] = t[j];
 		}
-		for (int32_t r = 0; r < runs; r++) {
-			const int8_t *a = job->run[2 * r];
-			const int8_t *b = job->run[2 * r + 1];
-
-			for (int32_t i = 0; i < job->len; i++) {
-				const int32_t xa = a[i];
-				const int32_t xb = b[i];
-
-				for (int32_t j = 0; j < 4; j++) {
-					acc[j] += w[j] * xa;
-					acc[4 + j] += w[j] * xb;
-				}
-				w += 4;
-			}
-		}
+		accumulate(job, &w, acc);
 		w += job->weights_step;
 		for (int32_t j = 0; j < n; j++) {
 			const int32_t *q = t + 4 + 3 * j;
@@ -54,7 +42,38 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
 	}
 }
 
-#if defined(__GNUC__) && defined(__thumb2__)
+/* The weights in the default layout: per input, the block's four channels. */
+static void pair_accumulate(const struct tinyaot_pair_job *job, const int8_t **weights,
+			    int32_t acc[8])
+{
+	const int32_t runs = (int32_t)(job->runs_end - job->run) / 2;
+	const int8_t *w = *weights;
+
+	for (int32_t r = 0; r < runs; r++) {
+		const int8_t *a = job->run[2 * r];
+		const int8_t *b = job->run[2 * r + 1];
+
+		for (int32_t i = 0; i < job->len; i++, w += 4) {
+			for (int32_t j = 0; j < 4; j++) {
+				acc[j] += w[j] * a[i];
+				acc[4 + j] += w[j] * b[i];
+			}
+		}
+	}
+	*weights = w;
+}
+
+/*
+ * The portable pair routine; the reference for the assembly below, and what runs for a
+ * partial last block or an activation clamp narrower than int8.
+ */
+static void pair_run_c(const struct tinyaot_pair_job *job)
+{
+	pair_run_blocks(job, pair_accumulate);
+}
+
+#if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
+#define PAIR_T2 1
 /*
  * Thumb-2 (Cortex-M3 and up). The eight accumulators, both input pointers, the weights
  * pointer and three operands take all fourteen registers, which no C compiler allocates
@@ -157,6 +176,85 @@ __asm__(".equ pair_end16, 0\n"
 	"ssat lr, #8, lr\n\t"
 	"strb lr, [r2], #1\n"
 	".endm\n"
+	/* Entry: the frame, and the job's fields that do not change (see above). r1 run,
+	 * r2 runs_end, r3 len, r4 weights, r5 weights_step, r6 table, r7 table_step, r8 out_a,
+	 * r9 out_b, r10 out_step, r11 blocks; r1-r7 stay as loaded.
+	 */
+	".macro pair_enter frame\n\t"
+	"push {r4-r11, lr}\n\t"
+	"sub sp, sp, #\\frame\n\t"
+	"ldm r0, {r1-r11}\n\t"
+	"str r1, [sp, #pair_run0]\n\t"
+	"str r2, [sp, #pair_runs_end]\n\t"
+	"str r5, [sp, #pair_wstep]\n\t"
+	"str r4, [sp, #pair_w]\n\t"
+	"add ip, sp, #pair_t\n\t"
+	"stm ip, {r6, r8, r9}\n\t"
+	"mla ip, r7, r11, r6\n\t"
+	"str ip, [sp, #pair_tend]\n"
+	".endm\n"
+	/* One run (pointwise, or a copied window) or several: where a block's runs start
+	 * (single, multi) and where to go after a run (after_single, after_multi). One run's
+	 * pointers, and where it ends (r3 bytes on, stored at end), are the same every block.
+	 */
+	".macro pair_runs end, single, after_single, multi, after_multi\n\t"
+	"sub r5, r2, r1\n\t"
+	"cmp r5, #8\n\t"
+	"bne 1f\n\t"
+	"ldm r1, {r4, r5}\n\t"
+	"strd r4, r5, [sp, #pair_a0]\n\t"
+	"add r4, r4, r3\n\t"
+	"str r4, [sp, #\\end]\n\t"
+	"pair_set pair_nextrun, \\after_single\n\t"
+	"pair_set pair_start, \\single\n\t"
+	"b 2f\n"
+	"1:\n\t"
+	"pair_set pair_nextrun, \\after_multi\n\t"
+	"pair_set pair_start, \\multi\n"
+	"2:\n"
+	".endm\n"
+	/* The next of several runs, r0 its pair of pointers: r1, r2, where it ends, then in. */
+	".macro pair_next_run end\n\t"
+	"ldmia r0!, {r1, r2}\n\t"
+	"str r0, [sp, #pair_next]\n\t"
+	"ldr r0, [sp, #pair_unr]\n\t"
+	"add r0, r1, r0\n\t"
+	"str r0, [sp, #\\end]\n\t"
+	"ldr pc, [sp, #pair_entry]\n"
+	".endm\n"
+	/* The block's eight accumulators in r4-r11 requantised and stored, then the next block
+	 * or the return: rev and fwd name the two ways on, block the block's start.
+	 */
+	".macro pair_finish rev, fwd, block, frame\n\t"
+	"str r3, [sp, #pair_w]\n\t"
+	"add ip, sp, #pair_t\n\t"
+	"ldm ip, {r0-r2}\n\t"
+	"add r0, r0, #16\n\t"
+	"pair_requant r4, r8, lr\n\t"
+	"pair_requant r5, r9, r8\n\t"
+	"pair_requant r6, r10, r9\n\t"
+	"pair_requant r7, r11, r10\n\t"
+	/* Forward, the table, outputs and weights already point at the next block; reverse,
+	 * they step back over two.
+	 */
+	"ldr pc, [sp, #pair_adj]\n"
+	"\\rev:\n\t"
+	"sub r0, r0, #128\n\t"
+	"sub r1, r1, #8\n\t"
+	"sub r2, r2, #8\n\t"
+	"ldr r3, [sp, #pair_w]\n\t"
+	"ldr ip, [sp, #pair_wstep]\n\t"
+	"add r3, r3, ip\n\t"
+	"str r3, [sp, #pair_w]\n"
+	"\\fwd:\n\t"
+	"add ip, sp, #pair_t\n\t"
+	"stm ip, {r0-r2}\n\t"
+	"ldr ip, [sp, #pair_tend]\n\t"
+	"cmp r0, ip\n\t"
+	"bne \\block\n\t"
+	"add sp, sp, #\\frame\n\t"
+	"pop {r4-r11, pc}\n"
+	".endm\n"
 	".pushsection .text.tinyaot_pair_run_t2,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
@@ -166,39 +264,12 @@ __asm__(".equ pair_end16, 0\n"
 	".type tinyaot_pair_run_t2, %function\n\t"
 	".thumb_func\n"
 	"tinyaot_pair_run_t2:\n\t"
-	"push {r4-r11, lr}\n\t"
-	"sub sp, sp, #pair_frame\n\t"
-	/* r1 run, r2 runs_end, r3 len, r4 weights, r5 weights_step, r6 table, r7 table_step,
-	 * r8 out_a, r9 out_b, r10 out_step, r11 blocks.
-	 */
-	"ldm r0, {r1-r11}\n\t"
-	"str r1, [sp, #pair_run0]\n\t"
-	"str r2, [sp, #pair_runs_end]\n\t"
-	"str r5, [sp, #pair_wstep]\n\t"
-	"str r4, [sp, #pair_w]\n\t"
-	"add ip, sp, #pair_t\n\t"
-	"stm ip, {r6, r8, r9}\n\t"
-	"mla ip, r7, r11, r6\n\t"
-	"str ip, [sp, #pair_tend]\n\t"
+	"pair_enter pair_frame\n\t"
 	"and ip, r3, #7\n\t"
 	"str ip, [sp, #pair_rest]\n\t"
 	"bic r3, r3, #7\n\t"
 	"str r3, [sp, #pair_unr]\n\t"
-	"sub r5, r2, r1\n\t"
-	"cmp r5, #8\n\t"
-	"bne 1f\n\t"
-	/* One run: its pointers, and where its unrolled steps end, are the same every block. */
-	"ldm r1, {r4, r5}\n\t"
-	"strd r4, r5, [sp, #pair_a0]\n\t"
-	"add r4, r4, r3\n\t"
-	"str r4, [sp, #pair_end16]\n\t"
-	"pair_set pair_nextrun, .Lpair_req\n\t"
-	"pair_set pair_start, .Lpair_single\n\t"
-	"b 2f\n"
-	"1:\n\t"
-	"pair_set pair_nextrun, .Lpair_next\n\t"
-	"pair_set pair_start, .Lpair_multi\n"
-	"2:\n\t"
+	"pair_runs pair_end16, .Lpair_single, .Lpair_req, .Lpair_multi, .Lpair_next\n\t"
 	"ldr r4, [sp, #pair_nextrun]\n\t"
 	"cmp ip, #0\n\t"
 	"beq 3f\n\t"
@@ -235,12 +306,7 @@ __asm__(".equ pair_end16, 0\n"
 	".Lpair_multi:\n\t"
 	"ldr r0, [sp, #pair_run0]\n"
 	".Lpair_run:\n\t"
-	"ldmia r0!, {r1, r2}\n\t"
-	"str r0, [sp, #pair_next]\n\t"
-	"ldr r0, [sp, #pair_unr]\n\t"
-	"add r0, r1, r0\n\t"
-	"str r0, [sp, #pair_end16]\n\t"
-	"ldr pc, [sp, #pair_entry]\n"
+	"pair_next_run pair_end16\n"
 	".Lpair_16:\n\t"
 	".rept 8\n\t"
 	"pair_step\n\t"
@@ -268,38 +334,147 @@ __asm__(".equ pair_end16, 0\n"
 	"ldr ip, [sp, #pair_runs_end]\n\t"
 	"cmp r0, ip\n\t"
 	"bne .Lpair_run\n"
-	/* Requantise: r0 the block's rows of the table, r1 out_a, r2 out_b. */
 	".Lpair_req:\n\t"
-	"str r3, [sp, #pair_w]\n\t"
-	"add ip, sp, #pair_t\n\t"
-	"ldm ip, {r0-r2}\n\t"
-	"add r0, r0, #16\n\t"
-	"pair_requant r4, r8, lr\n\t"
-	"pair_requant r5, r9, r8\n\t"
-	"pair_requant r6, r10, r9\n\t"
-	"pair_requant r7, r11, r10\n\t"
-	/* Forward, the table, outputs and weights already point at the next block; reverse,
-	 * they step back over two.
-	 */
-	"ldr pc, [sp, #pair_adj]\n"
-	".Lpair_rev:\n\t"
-	"sub r0, r0, #128\n\t"
-	"sub r1, r1, #8\n\t"
-	"sub r2, r2, #8\n\t"
-	"ldr r3, [sp, #pair_w]\n\t"
-	"ldr ip, [sp, #pair_wstep]\n\t"
-	"add r3, r3, ip\n\t"
-	"str r3, [sp, #pair_w]\n"
-	".Lpair_fwd:\n\t"
-	"add ip, sp, #pair_t\n\t"
-	"stm ip, {r0-r2}\n\t"
-	"ldr ip, [sp, #pair_tend]\n\t"
-	"cmp r0, ip\n\t"
-	"bne .Lpair_block\n\t"
-	"add sp, sp, #pair_frame\n\t"
-	"pop {r4-r11, pc}\n\t"
+	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame\n\t"
 	".size tinyaot_pair_run_t2, .-tinyaot_pair_run_t2\n\t"
 	".popsection\n");
+
+#if defined(__ARM_FEATURE_DSP)
+/*
+ * The pair routine for cores with the DSP extension (Cortex-M4, M7, M33 with DSP). SMLAD
+ * multiplies two pairs of int16 and adds both products, so a word of four inputs, split by
+ * SXTB16 into inputs 0 and 2 and inputs 1 and 3, meets a word of four weights of one channel,
+ * split alike, in two instructions. A block of four channels runs as two halves of two
+ * channels, each over both pixels, which keeps four accumulators, four input pairs, two weight
+ * pairs and the three pointers in registers: 20 instructions per 16 multiply-accumulates,
+ * unrolled four times. The weights are in the layout the compiler writes for this routine
+ * (tinyaot_conv_fast_params.dsp): per block, per half, per four inputs, each channel's word.
+ *
+ * In the loop: r4, r5 pixel a's accumulators of the half's two channels, r6, r7 pixel b's, r1 a,
+ * r2 b, r3 weights; r8, r0 a's input pairs, r9, ip b's, r10, lr a channel's weight pairs. The
+ * frame is the Thumb-2 routine's, with `unr` holding the whole run length, `end` the current
+ * run's end, and two more slots: the half being run and the first half's accumulators.
+ */
+void tinyaot_pair_run_dsp(const struct tinyaot_pair_job *job);
+
+__asm__(".equ dsp_half, 80\n"
+	".equ dsp_acc, 84\n"
+	".equ dsp_frame, 104\n"
+	".macro dsp_step\n\t"
+	"ldr r0, [r1], #4\n\t"
+	"ldr ip, [r2], #4\n\t"
+	"ldr lr, [r3], #4\n\t"
+	"sxtb16 r8, r0\n\t"
+	"sxtb16 r0, r0, ror #8\n\t"
+	"sxtb16 r9, ip\n\t"
+	"sxtb16 ip, ip, ror #8\n\t"
+	"sxtb16 r10, lr\n\t"
+	"sxtb16 lr, lr, ror #8\n\t"
+	"smlad r4, r8, r10, r4\n\t"
+	"smlad r4, r0, lr, r4\n\t"
+	"smlad r6, r9, r10, r6\n\t"
+	"smlad r6, ip, lr, r6\n\t"
+	"ldr lr, [r3], #4\n\t"
+	"sxtb16 r10, lr\n\t"
+	"sxtb16 lr, lr, ror #8\n\t"
+	"smlad r5, r8, r10, r5\n\t"
+	"smlad r5, r0, lr, r5\n\t"
+	"smlad r7, r9, r10, r7\n\t"
+	"smlad r7, ip, lr, r7\n"
+	".endm\n"
+	".pushsection .text.tinyaot_pair_run_dsp,\"ax\",%progbits\n\t"
+	".syntax unified\n\t"
+	".thumb\n\t"
+	".p2align 2\n\t"
+	".global tinyaot_pair_run_dsp\n\t"
+	".hidden tinyaot_pair_run_dsp\n\t"
+	".type tinyaot_pair_run_dsp, %function\n\t"
+	".thumb_func\n"
+	"tinyaot_pair_run_dsp:\n\t"
+	"pair_enter dsp_frame\n\t"
+	"str r3, [sp, #pair_unr]\n\t"
+	"movs r4, #0\n\t"
+	"str r4, [sp, #dsp_half]\n\t"
+	"pair_runs pair_end, .Ldsp_single, .Ldsp_half, .Ldsp_multi, .Ldsp_next\n\t"
+	/* A run of 16q + 4r bytes enters the four-step loop at step (4 - r) mod 4. */
+	"ubfx r3, r3, #2, #2\n\t"
+	"adr r4, .Ldsp_s0\n\t"
+	"cmp r3, #1\n\t"
+	"it eq\n\t"
+	"adreq r4, .Ldsp_s3\n\t"
+	"cmp r3, #2\n\t"
+	"it eq\n\t"
+	"adreq r4, .Ldsp_s2\n\t"
+	"cmp r3, #3\n\t"
+	"it eq\n\t"
+	"adreq r4, .Ldsp_s1\n\t"
+	"orr r4, r4, #1\n\t"
+	"str r4, [sp, #pair_entry]\n\t"
+	"adr r4, .Ldsp_fwd\n\t"
+	"cmp r7, #0\n\t"
+	"it lt\n\t"
+	"adrlt r4, .Ldsp_rev\n\t"
+	"orr r4, r4, #1\n\t"
+	"str r4, [sp, #pair_adj]\n\t"
+	"mov r0, r6\n"
+	/* A block, r0 its table: the bias of its first two channels, then the runs. */
+	".Ldsp_block:\n\t"
+	"ldrd r4, r5, [r0]\n\t"
+	"mov r6, r4\n\t"
+	"mov r7, r5\n\t"
+	"ldr r3, [sp, #pair_w]\n\t"
+	"ldr pc, [sp, #pair_start]\n"
+	".Ldsp_single:\n\t"
+	"ldrd r1, r2, [sp, #pair_a0]\n\t"
+	"ldr pc, [sp, #pair_entry]\n"
+	".Ldsp_multi:\n\t"
+	"ldr r0, [sp, #pair_run0]\n"
+	".Ldsp_run:\n\t"
+	"pair_next_run pair_end\n"
+	".Ldsp_s0:\n\t"
+	"dsp_step\n"
+	".Ldsp_s1:\n\t"
+	"dsp_step\n"
+	".Ldsp_s2:\n\t"
+	"dsp_step\n"
+	".Ldsp_s3:\n\t"
+	"dsp_step\n\t"
+	"ldr lr, [sp, #pair_end]\n\t"
+	"cmp r1, lr\n\t"
+	"bne .Ldsp_s0\n\t"
+	"ldr pc, [sp, #pair_nextrun]\n"
+	".Ldsp_next:\n\t"
+	"ldr r0, [sp, #pair_next]\n\t"
+	"ldr ip, [sp, #pair_runs_end]\n\t"
+	"cmp r0, ip\n\t"
+	"bne .Ldsp_run\n"
+	/* A half is done: after the first, keep its accumulators and run the second. */
+	".Ldsp_half:\n\t"
+	"ldr r0, [sp, #dsp_half]\n\t"
+	"cbnz r0, 3f\n\t"
+	"add r0, sp, #dsp_acc\n\t"
+	"stm r0, {r4-r7}\n\t"
+	"movs r0, #1\n\t"
+	"str r0, [sp, #dsp_half]\n\t"
+	"ldr r0, [sp, #pair_t]\n\t"
+	"ldrd r4, r5, [r0, #8]\n\t"
+	"mov r6, r4\n\t"
+	"mov r7, r5\n\t"
+	"ldr pc, [sp, #pair_start]\n"
+	/* Both halves: the eight accumulators where pair_requant wants them. */
+	"3:\n\t"
+	"movs r0, #0\n\t"
+	"str r0, [sp, #dsp_half]\n\t"
+	"mov r10, r6\n\t"
+	"mov r11, r7\n\t"
+	"mov r6, r4\n\t"
+	"mov r7, r5\n\t"
+	"add r0, sp, #dsp_acc\n\t"
+	"ldm r0, {r4, r5, r8, r9}\n\t"
+	"pair_finish .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame\n\t"
+	".size tinyaot_pair_run_dsp, .-tinyaot_pair_run_dsp\n\t"
+	".popsection\n");
+#endif
 
 /* The assembly reads the job by these offsets. */
 typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 0 &&
@@ -322,10 +497,89 @@ tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
 									     : pair_run_c;
 }
 #else
+#define PAIR_T2 0
 tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
 {
 	(void)job;
 	return pair_run_c;
+}
+#endif
+
+#if defined(__ARM_FEATURE_DSP)
+#include <arm_acle.h>
+
+static inline uint32_t conv_fast_word(const int8_t *p)
+{
+	uint32_t v;
+
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* Bytes 1 and 3 of x as two int16: SXTB16 with its rotation, which GCC does not fold in. */
+static inline int16x2_t conv_fast_odd(uint32_t x)
+{
+	int16x2_t v;
+
+	__asm__("sxtb16 %0, %1, ror #8" : "=r"(v) : "r"(x));
+	return v;
+}
+
+/* The weights in the DSP layout (tinyaot_conv_fast_params.dsp), with the DSP extension's
+ * instructions: the portable version of tinyaot_pair_run_dsp (above).
+ */
+static void pair_accumulate_dsp(const struct tinyaot_pair_job *job, const int8_t **weights,
+				int32_t acc[8])
+{
+	const int32_t runs = (int32_t)(job->runs_end - job->run) / 2;
+	const int8_t *w = *weights;
+
+	for (int32_t half = 0; half < 4; half += 2) {
+		int32_t a0 = acc[half], a1 = acc[half + 1], b0 = acc[4 + half], b1 = acc[5 + half];
+
+		for (int32_t r = 0; r < runs; r++) {
+			const int8_t *a = job->run[2 * r];
+			const int8_t *b = job->run[2 * r + 1];
+			const int8_t *const end = a + job->len;
+
+			for (; a != end; a += 4, b += 4, w += 8) {
+				const uint32_t xa = conv_fast_word(a), xb = conv_fast_word(b);
+				const uint32_t w0 = conv_fast_word(w), w1 = conv_fast_word(w + 4);
+				const int16x2_t a02 = __sxtb16(xa), a13 = conv_fast_odd(xa);
+				const int16x2_t b02 = __sxtb16(xb), b13 = conv_fast_odd(xb);
+				const int16x2_t v02 = __sxtb16(w0), v13 = conv_fast_odd(w0);
+				const int16x2_t u02 = __sxtb16(w1), u13 = conv_fast_odd(w1);
+
+				a0 = __smlad(a13, v13, __smlad(a02, v02, a0));
+				b0 = __smlad(b13, v13, __smlad(b02, v02, b0));
+				a1 = __smlad(a13, u13, __smlad(a02, u02, a1));
+				b1 = __smlad(b13, u13, __smlad(b02, u02, b1));
+			}
+		}
+		acc[half] = a0;
+		acc[half + 1] = a1;
+		acc[4 + half] = b0;
+		acc[5 + half] = b1;
+	}
+	*weights = w;
+}
+
+static void pair_run_dsp_c(const struct tinyaot_pair_job *job)
+{
+	pair_run_blocks(job, pair_accumulate_dsp);
+}
+
+/* The routine for weights in the DSP layout; the choice depends on the same fields as
+ * tinyaot_pair_routine()'s.
+ */
+static tinyaot_pair_fn pair_routine_dsp(const struct tinyaot_pair_job *job)
+{
+#if PAIR_T2
+	if (job->act_min == -128 && job->act_max == 127 && job->last == 4) {
+		return tinyaot_pair_run_dsp;
+	}
+#endif
+	return pair_run_dsp_c;
 }
 #endif
 
@@ -487,7 +741,11 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 	job.act_min = p->act_min;
 	job.act_max = p->act_max;
 	job.last = d->out_c - 4 * (blocks - 1);
+#if defined(__ARM_FEATURE_DSP)
+	run = p->dsp ? pair_routine_dsp(&job) : tinyaot_pair_routine(&job);
+#else
 	run = tinyaot_pair_routine(&job);
+#endif
 	for (int32_t t = 0; t < pairs; t++) {
 		const int32_t pair = d->reverse ? pairs - 1 - t : t;
 		const int32_t ia = 2 * pair;

@@ -14,7 +14,7 @@ import numpy as np
 from . import cnames
 from .compiler import Compiled
 from .ir import Tensor
-from .lowering import ConstArray, Routine, TensorArg, TensorList
+from .lowering import DSP_GUARD, ByTarget, ConstArray, Routine, TensorArg, TensorList
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("tinyaot", "templates"),
@@ -32,6 +32,8 @@ class Array:
     ctype: str
     length: int
     lines: list[str]
+    # Compiled only under this preprocessor condition (None: always).
+    guard: str | None = None
 
 
 @dataclass
@@ -96,10 +98,16 @@ def generate(c: Compiled) -> dict[str, str]:
             Array(weights[t.index], t.dtype.ctype, t.num_elements, cnames.array_body(t.data))
         )
     consts: dict[tuple[str, bytes], str] = {}
-    for i, arr in enumerate(c.const_arrays()):
+    for i, (arr, guard) in enumerate(c.const_arrays()):
         consts[arr.key()] = f"{name}_c{i}"
         arrays.append(
-            Array(consts[arr.key()], arr.ctype, arr.values.size, cnames.array_body(arr.values))
+            Array(
+                consts[arr.key()],
+                arr.ctype,
+                arr.values.size,
+                cnames.array_body(arr.values),
+                guard,
+            )
         )
 
     def value(v: object) -> str:
@@ -143,7 +151,10 @@ def generate(c: Compiled) -> dict[str, str]:
             params = {
                 "name": f"{name}_op{i}",
                 "type": call.params_type,
-                "fields": [(k, value(v)) for k, v in _flatten(call.params)],
+                "fields": [
+                    (k, (value(v.default), value(v.dsp)) if isinstance(v, ByTarget) else value(v))
+                    for k, v in _flatten(call.params)
+                ],
             }
         args = ([f"&{name}_op{i}"] if params else []) + [arg(a) for a in call.args]
         lists = [a for a in call.args if isinstance(a, TensorList)]
@@ -194,6 +205,7 @@ def generate(c: Compiled) -> dict[str, str]:
             f"const struct {name}_outputs *outputs",
             "uint8_t *arena",
         ],
+        "dsp_guard": DSP_GUARD,
         "wrap": wrap,
         "cstr": cnames.string,
         "flt": cnames.float_literal,

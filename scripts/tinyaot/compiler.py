@@ -13,7 +13,7 @@ from pathlib import Path
 from . import frontend, planner
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
-from .lowering import Alias, ConstArray, KernelCall, tensor_args
+from .lowering import DSP_GUARD, Alias, ByTarget, ConstArray, KernelCall, tensor_args
 from .ops import OPS
 
 C_KEYWORDS = frozenset(
@@ -64,27 +64,36 @@ class Compiled:
                     seen.setdefault(arg.index, self.graph.tensors[arg.index])
         return list(seen.values())
 
-    def const_arrays(self) -> list[ConstArray]:
-        """Compile-time arrays (multipliers, tables), deduplicated, in first-use order."""
+    def const_arrays(self) -> list[tuple[ConstArray, str | None]]:
+        """Compile-time arrays (multipliers, tables), deduplicated, in first-use order, each
+        with the preprocessor condition it is compiled under (None: always)."""
         seen: dict[tuple[str, bytes], ConstArray] = {}
+        targets: dict[tuple[str, bytes], set[str | None]] = {}
 
-        def visit(value: object) -> None:
+        def visit(value: object, target: str | None) -> None:
             if isinstance(value, ConstArray):
                 seen.setdefault(value.key(), value)
+                targets.setdefault(value.key(), set()).add(target)
+            elif isinstance(value, ByTarget):
+                visit(value.default, f"!{DSP_GUARD}")
+                visit(value.dsp, DSP_GUARD)
             elif isinstance(value, dict):
                 for v in value.values():
-                    visit(v)
+                    visit(v, target)
 
         for step in self.steps:
-            visit(step.call.params)
+            visit(step.call.params, None)
             for arg in step.call.args:
-                visit(arg)
-        return list(seen.values())
+                visit(arg, None)
+        return [
+            (a, next(iter(targets[k])) if len(targets[k]) == 1 else None) for k, a in seen.items()
+        ]
 
     @property
     def weights_size(self) -> int:
+        # What a core without the DSP extension links; the DSP layouts are the same size.
         return sum(t.nbytes for t in self.weight_tensors()) + sum(
-            a.values.nbytes for a in self.const_arrays()
+            a.values.nbytes for a, guard in self.const_arrays() if guard != DSP_GUARD
         )
 
 

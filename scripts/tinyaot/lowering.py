@@ -35,6 +35,20 @@ class Routine:
     name: str
 
 
+# The condition under which generated code takes a ByTarget's dsp value.
+DSP_GUARD = "defined(__ARM_FEATURE_DSP)"
+
+
+@dataclass(frozen=True)
+class ByTarget:
+    """A params field whose value depends on the core the generated code is compiled for: dsp
+    where the DSP extension is there (Cortex-M4, M7, M33 with DSP), default elsewhere. Arrays
+    only one of them names are compiled only for that target."""
+
+    default: object
+    dsp: object
+
+
 @dataclass(frozen=True)
 class TensorArg:
     """A kernel argument that is a model tensor: in the arena, or constant in flash."""

@@ -44,6 +44,16 @@ QEMU = "qemu-system-arm"
 LINKER_SCRIPTS: dict[str, str] = {
     "lm3s6965evb": "lm3s6965evb.ld",
     "mps2-an385": "mps2_an385.ld",
+    # The Cortex-M4 image of the same board: qemu gives it the same memory map.
+    "mps2-an386": "mps2_an385.ld",
+}
+
+# The core of each board, the -mcpu the firmware is compiled for. The Cortex-M4 runs the same
+# firmware with the DSP extension's kernels (__ARM_FEATURE_DSP), soft-float like the others.
+BOARD_CPU: dict[str, str] = {
+    "lm3s6965evb": "cortex-m3",
+    "mps2-an385": "cortex-m3",
+    "mps2-an386": "cortex-m4",
 }
 
 # SysTick ticks (core clock cycles) per executed instruction under
@@ -58,12 +68,14 @@ LINKER_SCRIPTS: dict[str, str] = {
 # ticks(0)) / 4N came out as
 #   lm3s6965evb: 1.6005 (N=1000), 1.600000 (N=1e6), 1.600001 (N=2e7)
 #   mps2-an385:  3.2010 (N=1000), 3.200005 (N=1e6), 3.200003 (N=2e7)
+# and mps2-an386, the same board with a Cortex-M4, counts like mps2-an385.
 # The residue at 2e7 (66 and 243 ticks) is the SysTick wrap interrupt itself, about 5
 # instructions per 2**24-tick wrap, which a real inference pays too; ticks(0) converts to ~67
 # instructions, the fake invoke's own code. test_harness.py repeats this check on every run.
 TICKS_PER_INSTRUCTION: dict[str, float] = {
     "lm3s6965evb": 1.6,
     "mps2-an385": 3.2,
+    "mps2-an386": 3.2,
 }
 
 QEMU_ICOUNT = "shift=7,sleep=off,align=off"
@@ -72,6 +84,7 @@ QEMU_ICOUNT = "shift=7,sleep=off,align=off"
 BOARD_MEMORY: dict[str, tuple[int, int]] = {
     "lm3s6965evb": (256 * 1024, 64 * 1024),
     "mps2-an385": (4 * 1024 * 1024, 4 * 1024 * 1024),
+    "mps2-an386": (4 * 1024 * 1024, 4 * 1024 * 1024),
 }
 
 # choose_board() takes the first board that fits: lm3s6965evb is the machine behind Zephyr's
@@ -263,9 +276,12 @@ def write_inputs_c(path: Path, inputs: Sequence[Sequence[bytes]]) -> None:
     path.write_text("\n".join(lines))
 
 
-def _compile_flags(model_dir: Path, name: str, opt: str, extra_cflags: Sequence[str]) -> list[str]:
+def _compile_flags(
+    model_dir: Path, name: str, opt: str, cpu: str, extra_cflags: Sequence[str]
+) -> list[str]:
     return [
-        "-mcpu=cortex-m3",
+        f"-mcpu={cpu}",
+        "-mfloat-abi=soft",
         "-mthumb",
         opt,
         "-std=c99",
@@ -298,12 +314,13 @@ def _run_tool(command: Sequence[str], what: str) -> None:
 
 @dataclass(frozen=True)
 class Objects:
-    """The compiled objects of one firmware, ready to be linked for any board."""
+    """The compiled objects of one firmware, ready to be linked for any board with its core."""
 
     workdir: Path
     name: str
     opt: str
     paths: list[Path]
+    cpu: str = "cortex-m3"
 
 
 def compile_sources(
@@ -316,11 +333,12 @@ def compile_sources(
     crt_sources: Sequence[Path] | None = None,
     extra_cflags: Sequence[str] = (),
     jobs: int | None = None,
+    cpu: str = "cortex-m3",
 ) -> Objects:
     """Compile the firmware's sources for model `name` generated into `model_dir`.
 
-    The objects do not depend on the board (only the link does), so one compile serves
-    link() for every board. See build() for the arguments.
+    The objects depend on the core (cpu), not on the board (only the link does), so one
+    compile serves link() for every board with that core. See build() for the arguments.
     """
     _require_tools()
     name = _c_identifier(name)
@@ -345,7 +363,7 @@ def compile_sources(
         (HARNESS_DIR / "startup.c", "harness_startup"),
         (inputs_c, "harness_inputs"),
     ]
-    cflags = _compile_flags(model_dir, name, opt, extra_cflags)
+    cflags = _compile_flags(model_dir, name, opt, cpu, extra_cflags)
     commands = [
         [GCC, *cflags, "-c", str(src), "-o", str(objdir / f"{stem}.o")] for src, stem in sources
     ]
@@ -363,18 +381,21 @@ def compile_sources(
         cmd, _ = failures[0]
         output = "\n".join(f"--- {c[-3]}\n{p.stdout}{p.stderr}" for c, p in failures)
         raise BuildError(f"compiling failed for {len(failures)} file(s)", cmd, output)
-    return Objects(workdir, name, opt, [objdir / f"{stem}.o" for _, stem in sources])
+    return Objects(workdir, name, opt, [objdir / f"{stem}.o" for _, stem in sources], cpu)
 
 
 def link(objects: Objects, board: str = "lm3s6965evb", extra_ldflags: Sequence[str] = ()) -> Path:
     """Link compiled objects for one board into <workdir>/<name>.elf (and .map, with --cref)."""
     _require_tools()
     board = _board(board)
+    if BOARD_CPU[board] != objects.cpu:
+        raise HarnessError(f"objects built for {objects.cpu} cannot run on {board}")
     workdir, name = objects.workdir, objects.name
     elf = workdir / f"{name}.elf"
     command = [
         GCC,
-        "-mcpu=cortex-m3",
+        f"-mcpu={objects.cpu}",
+        "-mfloat-abi=soft",
         "-mthumb",
         objects.opt,
         # startup.c is the whole C runtime start-up; newlib only supplies memcpy and friends,
@@ -429,6 +450,7 @@ def build(
         crt_sources=crt_sources,
         extra_cflags=extra_cflags,
         jobs=jobs,
+        cpu=BOARD_CPU[board],
     )
     return link(objects, board, extra_ldflags)
 

@@ -8,7 +8,8 @@ cover them.
 
 The board is chosen from the firmware's measured sizes (runner.build_auto): lm3s6965evb
 (256 KB flash, 64 KB RAM) when weights + code + harness fit its flash and arena + harness
-variables + runner.STACK_RESERVE fit its RAM, mps2-an385 otherwise.
+variables + runner.STACK_RESERVE fit its RAM, mps2-an385 otherwise. Every model also runs at
+-O2 on mps2-an386, a Cortex-M4, where the convolutions use the DSP extension's routine.
 
 Everything is built and run once per session by the `runs` fixture, in parallel across
 models; the tests then only check the results, so a failure names its model and -O level.
@@ -56,6 +57,7 @@ class Case:
     model: Path
     opt: str
     profile: bool
+    board: str = "auto"
     gen: Path | None = None
     inputs: list[list[np.ndarray]] | None = None
     expected: list[list[np.ndarray]] | None = None
@@ -70,8 +72,12 @@ class Case:
         return self.result
 
 
-def _key(model: Path, opt: str, profile: bool = False) -> str:
-    return f"{model.stem}{opt}{'-profile' if profile else ''}"
+# The Cortex-M4 board, and the -O level its firmware is built at.
+M4_BOARD, M4_OPT = "mps2-an386", "-O2"
+
+
+def _key(model: Path, opt: str, profile: bool = False, board: str = "auto") -> str:
+    return f"{model.stem}{opt}{'-profile' if profile else ''}{'' if board == 'auto' else board}"
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +87,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
     cases = {_key(m, opt): Case(m, opt, False) for m in MODELS for opt in OPTS}
     profiled = [m for m in MODELS if m.stem == PROFILED]
     cases.update({_key(m, "-O2", True): Case(m, "-O2", True) for m in profiled})
+    cases.update(
+        {_key(m, M4_OPT, board=M4_BOARD): Case(m, M4_OPT, False, M4_BOARD) for m in MODELS}
+    )
 
     # The references run here, in this thread: one TFLM interpreter per model, three sets,
     # seeded by the model's name so a failure reproduces.
@@ -110,7 +119,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
                 case.gen,
                 stem,
                 [[x.tobytes() for x in input_set] for input_set in inputs[stem]],
-                board="auto",
+                board=case.board,
                 opt=case.opt,
                 workdir=root / "build" / key,
                 timeout=QEMU_TIMEOUT,
@@ -150,7 +159,17 @@ def test_shared_models_present() -> None:
 @pytest.mark.parametrize("opt", OPTS)
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
 def test_matches_tflite_micro(runs: dict[str, Case], model: Path, opt: str) -> None:
-    case = runs[_key(model, opt)]
+    _check_outputs(runs[_key(model, opt)])
+
+
+@pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
+def test_cortex_m4_matches_tflite_micro(runs: dict[str, Case], model: Path) -> None:
+    case = runs[_key(model, M4_OPT, board=M4_BOARD)]
+    assert case.get().board == M4_BOARD
+    _check_outputs(case)
+
+
+def _check_outputs(case: Case) -> None:
     result = case.get()
     assert case.expected is not None
     assert result.return_codes == [0] * SETS

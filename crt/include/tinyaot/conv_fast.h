@@ -56,6 +56,12 @@ struct tinyaot_conv_fast_params {
 	 * high and shift for tinyaot_requant() (out_c rounded up, padding channels zero).
 	 */
 	const int32_t *table;
+	/* 1: the weights are in the layout of the DSP routine instead: per block, per half
+	 * (channels 0-1, then 2-3), per four consecutive inputs, each channel's four weights.
+	 * The generated code sets it only where __ARM_FEATURE_DSP is defined, and only when
+	 * every run is a multiple of 4 bytes.
+	 */
+	int32_t dsp;
 };
 
 void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,

@@ -7,6 +7,7 @@ import numpy as np
 from .. import fast, inplace, quant
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
+    ByTarget,
     ConstArray,
     KernelCall,
     OpDef,
@@ -119,6 +120,13 @@ def fast_mode(dims: dict[str, int], in_c: int) -> int | None:
     return ROWS if rows else None
 
 
+def dsp_weights(weights: np.ndarray, blocks: int, depth: int) -> ConstArray:
+    """The weights for tinyaot/conv_fast.h's DSP routine: per block of four channels, per half
+    (channels 0-1, then 2-3), per four consecutive inputs, the two channels' four weights."""
+    halves = weights.reshape(blocks, 2, 2, depth // 4, 4).transpose(0, 1, 3, 2, 4)
+    return ConstArray("int8_t", halves.reshape(-1).astype(np.int8))
+
+
 def lower_fast(
     inp: Tensor,
     filters: np.ndarray,
@@ -149,7 +157,10 @@ def lower_fast(
     if rows is None:
         return None
     blocks = (out_c + 3) // 4
-    grouped = fast.padded(weights, 4 * blocks).reshape(blocks, 4, depth).transpose(0, 2, 1)
+    padded = fast.padded(weights, 4 * blocks)
+    grouped = ConstArray(
+        "int8_t", padded.reshape(blocks, 4, depth).transpose(0, 2, 1).reshape(-1).astype(np.int8)
+    )
     zero_row = np.full(dims["k_w"] * in_c if mode == ROWS else 1, inp.zero_point, np.int8)
     params = {
         "d": dims,
@@ -157,9 +168,14 @@ def lower_fast(
         "act_min": act[0],
         "act_max": act[1],
         "zero_row": ConstArray("int8_t", zero_row),
-        "weights": ConstArray("int8_t", grouped.reshape(-1).astype(np.int8)),
+        "weights": grouped,
         "table": fast.block_table(folded, rows),
     }
+    # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c): the DSP
+    # routine's layout, a word of four consecutive weights per channel.
+    if (depth if mode == PATCH else in_c) % 4 == 0:
+        params["weights"] = ByTarget(grouped, dsp_weights(padded, blocks, depth))
+        params["dsp"] = ByTarget(0, 1)
     return KernelCall(
         "tinyaot_conv_fast_s8",
         "tinyaot/conv_fast.h",
