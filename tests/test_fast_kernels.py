@@ -96,6 +96,9 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "dw_s1_w8_c12": (dwconv((3, 3), 1, "same"), [1, 4, 8, 12], DWCONV),
     "dw_s2_w5": (dwconv((3, 3), 2, "same"), [1, 5, 10, 8], DWCONV),
     "dw_s2_w6": (dwconv((3, 3), 2, "same"), [1, 4, 12, 16], DWCONV),
+    # Two images: groups and pixel pairs run on across the batch.
+    "dw_batch2": (dwconv((3, 3), 1, "same"), [2, 3, 5, 16], DWCONV),
+    "conv_3x3_batch2": (conv(8, (3, 3), 1, "same"), [2, 3, 5, 8], CONV),
     # One input channel and a multiplier of 8 is a convolution (micro_speech's layer).
     "dw_c1_mult8": (dwconv((4, 3), 2, "same", mult=8), [1, 11, 9, 1], CONV),
     # The reference AVERAGE_POOL_2D, four channels at a time or (6 channels) one: clipped
