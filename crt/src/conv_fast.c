@@ -42,6 +42,25 @@ static void pair_run_blocks(const struct tinyaot_pair_job *job, pair_accumulate_
 	}
 }
 
+/* The job's pairs one after the other, each through pair_run_blocks. */
+static void pair_run_pairs(const struct tinyaot_pair_job *job, pair_accumulate_fn *accumulate)
+{
+	struct tinyaot_pair_job one = *job;
+	const int8_t *run[2];
+
+	for (int32_t i = 0; i < job->pairs; i++) {
+		if (job->pairs > 1) {
+			run[0] = job->run[0] + i * job->pair_step;
+			run[1] = job->run[1] + i * job->pair_step;
+			one.run = run;
+			one.runs_end = run + 2;
+		}
+		one.out_a = job->out_a + i * job->pair_out;
+		one.out_b = job->out_b + i * job->pair_out;
+		pair_run_blocks(&one, accumulate);
+	}
+}
+
 /* The weights in the default layout: per input, the block's four channels. */
 static void pair_accumulate(const struct tinyaot_pair_job *job, const int8_t **weights,
 			    int32_t acc[8])
@@ -69,7 +88,7 @@ static void pair_accumulate(const struct tinyaot_pair_job *job, const int8_t **w
  */
 static void pair_run_c(const struct tinyaot_pair_job *job)
 {
-	pair_run_blocks(job, pair_accumulate);
+	pair_run_pairs(job, pair_accumulate);
 }
 
 #if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
@@ -106,6 +125,9 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   nextrun   68  after a run: the next run, or the requantisation
  *   start     72  a block's first run: the only one, or the first of several
  *   adj       76  after the requantisation: forward, or reverse
+ *   pairs     80  the pairs left, then pair_step, pair_out
+ *   t0, w0    92  the first block's table and weights
+ *   oa0, ob0 100  the current pair's first outputs
  */
 void tinyaot_pair_run_t2(const struct tinyaot_pair_job *job);
 
@@ -126,7 +148,13 @@ __asm__(".equ pair_end16, 0\n"
 	".equ pair_nextrun, 68\n"
 	".equ pair_start, 72\n"
 	".equ pair_adj, 76\n"
-	".equ pair_frame, 80\n"
+	".equ pair_pairs, 80\n"
+	".equ pair_pstep, 84\n"
+	".equ pair_pout, 88\n"
+	".equ pair_t0, 92\n"
+	".equ pair_w0, 96\n"
+	".equ pair_oa0, 100\n"
+	".equ pair_frame, 112\n"
 	/* Stores the address of a local label, with the Thumb bit, at a frame offset. */
 	".macro pair_set off, label\n\t"
 	"adr r4, \\label\n\t"
@@ -191,7 +219,16 @@ __asm__(".equ pair_end16, 0\n"
 	"add ip, sp, #pair_t\n\t"
 	"stm ip, {r6, r8, r9}\n\t"
 	"mla ip, r7, r11, r6\n\t"
-	"str ip, [sp, #pair_tend]\n"
+	"str ip, [sp, #pair_tend]\n\t"
+	"str r6, [sp, #pair_t0]\n\t"
+	"str r4, [sp, #pair_w0]\n\t"
+	"strd r8, r9, [sp, #pair_oa0]\n\t"
+	"ldr ip, [r0, #56]\n\t"
+	"str ip, [sp, #pair_pairs]\n\t"
+	"ldr ip, [r0, #60]\n\t"
+	"str ip, [sp, #pair_pstep]\n\t"
+	"ldr ip, [r0, #64]\n\t"
+	"str ip, [sp, #pair_pout]\n"
 	".endm\n"
 	/* One run (pointwise, or a copied window) or several: where a block's runs start
 	 * (single, multi) and where to go after a run (after_single, after_multi). One run's
@@ -222,10 +259,11 @@ __asm__(".equ pair_end16, 0\n"
 	"str r0, [sp, #\\end]\n\t"
 	"ldr pc, [sp, #pair_entry]\n"
 	".endm\n"
-	/* The block's eight accumulators in r4-r11 requantised and stored, then the next block
-	 * or the return: rev and fwd name the two ways on, block the block's start.
+	/* The block's eight accumulators in r4-r11 requantised and stored, then the next block,
+	 * the next pair or the return: rev and fwd name the two ways on, block the block's start,
+	 * end the frame slot where one run ends.
 	 */
-	".macro pair_finish rev, fwd, block, frame\n\t"
+	".macro pair_finish rev, fwd, block, frame, end\n\t"
 	"str r3, [sp, #pair_w]\n\t"
 	"add ip, sp, #pair_t\n\t"
 	"ldm ip, {r0-r2}\n\t"
@@ -252,6 +290,33 @@ __asm__(".equ pair_end16, 0\n"
 	"ldr ip, [sp, #pair_tend]\n\t"
 	"cmp r0, ip\n\t"
 	"bne \\block\n\t"
+	/* The next pair: its runs, their end and its outputs pair_step and pair_out on, and
+	 * the first block's table and weights again.
+	 */
+	"ldr ip, [sp, #pair_pairs]\n\t"
+	"subs ip, ip, #1\n\t"
+	"beq 8f\n\t"
+	"str ip, [sp, #pair_pairs]\n\t"
+	"ldr r6, [sp, #pair_pstep]\n\t"
+	"ldrd r4, r5, [sp, #pair_a0]\n\t"
+	"add r4, r4, r6\n\t"
+	"add r5, r5, r6\n\t"
+	"strd r4, r5, [sp, #pair_a0]\n\t"
+	"ldr r4, [sp, #\\end]\n\t"
+	"add r4, r4, r6\n\t"
+	"str r4, [sp, #\\end]\n\t"
+	"ldr r7, [sp, #pair_pout]\n\t"
+	"ldrd r1, r2, [sp, #pair_oa0]\n\t"
+	"add r1, r1, r7\n\t"
+	"add r2, r2, r7\n\t"
+	"strd r1, r2, [sp, #pair_oa0]\n\t"
+	"ldr r0, [sp, #pair_t0]\n\t"
+	"ldr r3, [sp, #pair_w0]\n\t"
+	"str r3, [sp, #pair_w]\n\t"
+	"add ip, sp, #pair_t\n\t"
+	"stm ip, {r0-r2}\n\t"
+	"b \\block\n"
+	"8:\n\t"
 	"add sp, sp, #\\frame\n\t"
 	"pop {r4-r11, pc}\n"
 	".endm\n"
@@ -335,7 +400,7 @@ __asm__(".equ pair_end16, 0\n"
 	"cmp r0, ip\n\t"
 	"bne .Lpair_run\n"
 	".Lpair_req:\n\t"
-	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame\n\t"
+	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame, pair_end16\n\t"
 	".size tinyaot_pair_run_t2, .-tinyaot_pair_run_t2\n\t"
 	".popsection\n");
 
@@ -357,9 +422,9 @@ __asm__(".equ pair_end16, 0\n"
  */
 void tinyaot_pair_run_dsp(const struct tinyaot_pair_job *job);
 
-__asm__(".equ dsp_half, 80\n"
-	".equ dsp_acc, 84\n"
-	".equ dsp_frame, 104\n"
+__asm__(".equ dsp_half, 112\n"
+	".equ dsp_acc, 116\n"
+	".equ dsp_frame, 136\n"
 	".macro dsp_step\n\t"
 	"ldr r0, [r1], #4\n\t"
 	"ldr ip, [r2], #4\n\t"
@@ -471,7 +536,7 @@ __asm__(".equ dsp_half, 80\n"
 	"mov r7, r5\n\t"
 	"add r0, sp, #dsp_acc\n\t"
 	"ldm r0, {r4, r5, r8, r9}\n\t"
-	"pair_finish .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame\n\t"
+	"pair_finish .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame, pair_end\n\t"
 	".size tinyaot_pair_run_dsp, .-tinyaot_pair_run_dsp\n\t"
 	".popsection\n");
 #endif
@@ -487,7 +552,10 @@ typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 
 				      offsetof(struct tinyaot_pair_job, out_a) == 28 &&
 				      offsetof(struct tinyaot_pair_job, out_b) == 32 &&
 				      offsetof(struct tinyaot_pair_job, out_step) == 36 &&
-				      offsetof(struct tinyaot_pair_job, blocks) == 40)
+				      offsetof(struct tinyaot_pair_job, blocks) == 40 &&
+				      offsetof(struct tinyaot_pair_job, pairs) == 56 &&
+				      offsetof(struct tinyaot_pair_job, pair_step) == 60 &&
+				      offsetof(struct tinyaot_pair_job, pair_out) == 64)
 					     ? 1
 					     : -1];
 
@@ -566,7 +634,7 @@ static void pair_accumulate_dsp(const struct tinyaot_pair_job *job, const int8_t
 
 static void pair_run_dsp_c(const struct tinyaot_pair_job *job)
 {
-	pair_run_blocks(job, pair_accumulate_dsp);
+	pair_run_pairs(job, pair_accumulate_dsp);
 }
 
 /* The routine for weights in the DSP layout; the choice depends on the same fields as
@@ -746,46 +814,66 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 #else
 	run = tinyaot_pair_routine(&job);
 #endif
+	job.pairs = 1;
+	job.pair_step = 0;
+	job.pair_out = 0;
+	if (pointwise) {
+		/* Every full pair in one job, the pixels' runs and outputs a constant step apart;
+		 * an odd last pixel alone, after them (before them in reverse).
+		 */
+		const int32_t full = pixels / 2;
+		const int32_t dir = d->reverse ? -2 : 2;
+
+		job.run = buf.run;
+		job.runs_end = &buf.run[2];
+		job.len = depth;
+		for (int32_t part = 0; part < 2; part++) {
+			const int32_t odd = d->reverse ? part == 0 : part == 1;
+			const int32_t ia = odd ? pixels - 1 : (d->reverse ? 2 * (full - 1) : 0);
+
+			if (odd ? pixels % 2 == 0 : full == 0) {
+				continue;
+			}
+			job.pairs = odd ? 1 : full;
+			job.pair_step = dir * d->in_c;
+			job.pair_out = dir * d->out_c;
+			buf.run[0] = input + ia * d->in_c;
+			buf.run[1] = buf.run[0] + (odd ? 0 : d->in_c);
+			job.out_a = output + ia * d->out_c + first;
+			job.out_b = job.out_a + (odd ? 0 : d->out_c);
+			run(&job);
+		}
+		return;
+	}
 	for (int32_t t = 0; t < pairs; t++) {
 		const int32_t pair = d->reverse ? pairs - 1 - t : t;
 		const int32_t ia = 2 * pair;
 		const int32_t ib = ia + 1 < pixels ? ia + 1 : ia;
+		struct conv_fast_pixel px[2];
+		const int32_t ox = conv_fast_locate(d, ia, input, &px[0]);
 
-		if (pointwise) {
-			buf.run[0] = input + ia * d->in_c;
-			buf.run[1] = input + ib * d->in_c;
-			job.run = buf.run;
-			job.runs_end = &buf.run[2];
+		if (ib != ia && ox + 1 < d->out_w) {
+			/* The next pixel of the same row. */
+			px[1] = px[0];
+			px[1].x0 += d->stride_w;
+			px[1].whole = px[1].x0 >= 0 && px[1].x0 + d->k_w <= d->in_w;
+		} else {
+			conv_fast_locate(d, ib, input, &px[1]);
+		}
+		const int32_t whole = px[0].whole && px[1].whole;
+
+		if (p->mode == TINYAOT_CONV_PATCH ||
+		    (!whole && depth <= TINYAOT_CONV_FAST_PATCH_MAX)) {
+			conv_fast_patch(d, &px[0], p->zero_row[0], buf.patch[0]);
+			conv_fast_patch(d, &px[1], p->zero_row[0], buf.patch[1]);
+			job.run = patch_run;
+			job.runs_end = &patch_run[2];
 			job.len = depth;
 		} else {
-			struct conv_fast_pixel px[2];
-
-			const int32_t ox = conv_fast_locate(d, ia, input, &px[0]);
-
-			if (ib != ia && ox + 1 < d->out_w) {
-				/* The next pixel of the same row. */
-				px[1] = px[0];
-				px[1].x0 += d->stride_w;
-				px[1].whole = px[1].x0 >= 0 && px[1].x0 + d->k_w <= d->in_w;
-			} else {
-				conv_fast_locate(d, ib, input, &px[1]);
-			}
-			const int32_t whole = px[0].whole && px[1].whole;
-
-			if (p->mode == TINYAOT_CONV_PATCH ||
-			    (!whole && depth <= TINYAOT_CONV_FAST_PATCH_MAX)) {
-				conv_fast_patch(d, &px[0], p->zero_row[0], buf.patch[0]);
-				conv_fast_patch(d, &px[1], p->zero_row[0], buf.patch[1]);
-				job.run = patch_run;
-				job.runs_end = &patch_run[2];
-				job.len = depth;
-			} else {
-				job.len =
-					conv_fast_runs(d, &px[0], whole, p->zero_row, &buf.run[0]);
-				conv_fast_runs(d, &px[1], whole, p->zero_row, &buf.run[1]);
-				job.run = buf.run;
-				job.runs_end = &buf.run[2 * (depth / job.len)];
-			}
+			job.len = conv_fast_runs(d, &px[0], whole, p->zero_row, &buf.run[0]);
+			conv_fast_runs(d, &px[1], whole, p->zero_row, &buf.run[1]);
+			job.run = buf.run;
+			job.runs_end = &buf.run[2 * (depth / job.len)];
 		}
 		job.out_a = output + ia * d->out_c + first;
 		job.out_b = output + ib * d->out_c + first;

@@ -85,12 +85,16 @@ struct tinyaot_pair_job {
 	int32_t blocks;                /* number of blocks, at least 1 */
 	int32_t act_min, act_max;      /* the activation clamp */
 	int32_t last;                  /* channels of the highest block, 1 to 4 */
+	/* Pairs of pixels done one after the other (one run each when more than one): every
+	 * run pointer moves pair_step bytes and out_a, out_b pair_out bytes from one to the next.
+	 */
+	int32_t pairs, pair_step, pair_out;
 };
 
-/* Runs a job: for each block, accumulates bias + the runs' products for both pixels and
- * writes the requantised outputs. tinyaot_pair_routine() picks the Thumb-2 version when the
- * job allows (act_min, act_max = -128, 127 and last = 4) and the C version otherwise; the
- * choice depends only on those fields, so a kernel makes it once.
+/* Runs a job: for each pair, for each block, accumulates bias + the runs' products for both
+ * pixels and writes the requantised outputs. tinyaot_pair_routine() picks the Thumb-2 version
+ * when the job allows (act_min, act_max = -128, 127 and last = 4) and the C version otherwise;
+ * the choice depends only on those fields, so a kernel makes it once.
  */
 typedef void (*tinyaot_pair_fn)(const struct tinyaot_pair_job *job);
 
