@@ -67,6 +67,10 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_3x3_c3": (conv(8, (3, 3), 1, "same"), [1, 7, 6, 3], CONV),
     # Output channels not a multiple of four: the last block is partial (C loop).
     "conv_3x3_s2_oc6": (conv(6, (3, 3), 2, "same"), [1, 9, 9, 16], CONV),
+    # Even rows of whole windows: a row's pairs in one job (all of them; the first three of
+    # four, the last window being clipped).
+    "conv_3x3_valid_w10": (conv(8, (3, 3), 1, "valid"), [1, 5, 12, 8], CONV),
+    "conv_3x3_s2_w8": (conv(8, (3, 3), 2, "same"), [1, 7, 16, 4], CONV),
     # Windows over 128 bytes, never clipped.
     "conv_3x3_valid_c40": (conv(8, (3, 3), 1, "valid"), [1, 6, 5, 40], CONV),
     # Windows over 128 bytes, clipped: per-tap runs.

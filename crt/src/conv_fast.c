@@ -46,14 +46,16 @@ static void pair_run_blocks(const struct tinyaot_pair_job *job, pair_accumulate_
 static void pair_run_pairs(const struct tinyaot_pair_job *job, pair_accumulate_fn *accumulate)
 {
 	struct tinyaot_pair_job one = *job;
-	const int8_t *run[2];
+	const int8_t *run[2 * TINYAOT_CONV_FAST_RUNS_MAX];
+	const int32_t n = (int32_t)(job->runs_end - job->run);
 
 	for (int32_t i = 0; i < job->pairs; i++) {
 		if (job->pairs > 1) {
-			run[0] = job->run[0] + i * job->pair_step;
-			run[1] = job->run[1] + i * job->pair_step;
+			for (int32_t k = 0; k < n; k++) {
+				run[k] = job->run[k] + i * job->pair_step;
+			}
 			one.run = run;
-			one.runs_end = run + 2;
+			one.runs_end = run + n;
 		}
 		one.out_a = job->out_a + i * job->pair_out;
 		one.out_b = job->out_b + i * job->pair_out;
@@ -128,6 +130,7 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   pairs     80  the pairs left, then pair_step, pair_out
  *   t0, w0    92  the first block's table and weights
  *   oa0, ob0 100  the current pair's first outputs
+ *   off      108  added to the runs' pointers: pair_step times the pairs done
  */
 void tinyaot_pair_run_t2(const struct tinyaot_pair_job *job);
 
@@ -154,6 +157,7 @@ __asm__(".equ pair_end16, 0\n"
 	".equ pair_t0, 92\n"
 	".equ pair_w0, 96\n"
 	".equ pair_oa0, 100\n"
+	".equ pair_off, 108\n"
 	".equ pair_frame, 112\n"
 	/* Stores the address of a local label, with the Thumb bit, at a frame offset. */
 	".macro pair_set off, label\n\t"
@@ -228,7 +232,9 @@ __asm__(".equ pair_end16, 0\n"
 	"ldr ip, [r0, #60]\n\t"
 	"str ip, [sp, #pair_pstep]\n\t"
 	"ldr ip, [r0, #64]\n\t"
-	"str ip, [sp, #pair_pout]\n"
+	"str ip, [sp, #pair_pout]\n\t"
+	"movs ip, #0\n\t"
+	"str ip, [sp, #pair_off]\n"
 	".endm\n"
 	/* One run (pointwise, or a copied window) or several: where a block's runs start
 	 * (single, multi) and where to go after a run (after_single, after_multi). One run's
@@ -254,6 +260,9 @@ __asm__(".equ pair_end16, 0\n"
 	".macro pair_next_run end\n\t"
 	"ldmia r0!, {r1, r2}\n\t"
 	"str r0, [sp, #pair_next]\n\t"
+	"ldr r0, [sp, #pair_off]\n\t"
+	"add r1, r1, r0\n\t"
+	"add r2, r2, r0\n\t"
 	"ldr r0, [sp, #pair_unr]\n\t"
 	"add r0, r1, r0\n\t"
 	"str r0, [sp, #\\end]\n\t"
@@ -305,6 +314,9 @@ __asm__(".equ pair_end16, 0\n"
 	"ldr r4, [sp, #\\end]\n\t"
 	"add r4, r4, r6\n\t"
 	"str r4, [sp, #\\end]\n\t"
+	"ldr r4, [sp, #pair_off]\n\t"
+	"add r4, r4, r6\n\t"
+	"str r4, [sp, #pair_off]\n\t"
 	"ldr r7, [sp, #pair_pout]\n\t"
 	"ldrd r1, r2, [sp, #pair_oa0]\n\t"
 	"add r1, r1, r7\n\t"
@@ -845,12 +857,23 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 		}
 		return;
 	}
-	for (int32_t t = 0; t < pairs; t++) {
+	/* With an even row width every pair is two neighbours of one row; whole windows of a row
+	 * whose rows are all inside the input then lie a constant step apart, pair to pair.
+	 */
+	const int32_t even = d->out_w % 2 == 0;
+	const int32_t dir = d->reverse ? -1 : 1;
+	/* The pixels whose windows are whole horizontally: columns [ox_lo, ox_hi]. */
+	const int32_t ox_lo = (d->pad_w + d->stride_w - 1) / d->stride_w;
+	const int32_t ox_hi_in = (d->in_w - d->k_w + d->pad_w) / d->stride_w;
+	const int32_t ox_hi = ox_hi_in < d->out_w - 1 ? ox_hi_in : d->out_w - 1;
+
+	for (int32_t t = 0; t < pairs;) {
 		const int32_t pair = d->reverse ? pairs - 1 - t : t;
 		const int32_t ia = 2 * pair;
 		const int32_t ib = ia + 1 < pixels ? ia + 1 : ia;
 		struct conv_fast_pixel px[2];
 		const int32_t ox = conv_fast_locate(d, ia, input, &px[0]);
+		int32_t count = 1;
 
 		if (ib != ia && ox + 1 < d->out_w) {
 			/* The next pixel of the same row. */
@@ -874,9 +897,18 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 			conv_fast_runs(d, &px[1], whole, p->zero_row, &buf.run[1]);
 			job.run = buf.run;
 			job.runs_end = &buf.run[2 * (depth / job.len)];
+			if (even && whole && px[0].y0 >= 0 && px[0].y0 + d->k_h <= d->in_h) {
+				/* The row's whole pairs from this one on (back to, in reverse). */
+				count = d->reverse ? ox / 2 - (ox_lo + 1) / 2 + 1
+						   : (ox_hi - 1) / 2 - ox / 2 + 1;
+			}
 		}
+		job.pairs = count;
+		job.pair_step = dir * 2 * d->stride_w * d->in_c;
+		job.pair_out = dir * 2 * d->out_c;
 		job.out_a = output + ia * d->out_c + first;
 		job.out_b = output + ib * d->out_c + first;
 		run(&job);
+		t += count;
 	}
 }

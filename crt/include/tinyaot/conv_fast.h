@@ -85,8 +85,8 @@ struct tinyaot_pair_job {
 	int32_t blocks;                /* number of blocks, at least 1 */
 	int32_t act_min, act_max;      /* the activation clamp */
 	int32_t last;                  /* channels of the highest block, 1 to 4 */
-	/* Pairs of pixels done one after the other (one run each when more than one): every
-	 * run pointer moves pair_step bytes and out_a, out_b pair_out bytes from one to the next.
+	/* Pairs of pixels done one after the other: every run pointer moves pair_step bytes and
+	 * out_a, out_b pair_out bytes from one to the next.
 	 */
 	int32_t pairs, pair_step, pair_out;
 };
