@@ -26,7 +26,12 @@ void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 
 		for (int32_t j = 0; j < d->channels; j += step) {
 			const int32_t c = d->reverse ? d->channels - step - j : j;
-			int32_t acc[4] = {0, 0, 0, 0};
+			int32_t acc[4];
+
+			/* One at a time: an initialiser list becomes a call to memset at -Os. */
+			for (int32_t k = 0; k < 4; k++) {
+				acc[k] = 0;
+			}
 
 			for (int32_t y = y0; y < y1; y++) {
 				const int8_t *q = in_b + (y * d->in_w + x0) * d->channels + c;

@@ -3,19 +3,27 @@
 #include <tinyaot/conv_fast.h>
 #include <tinyaot/fixedpoint.h>
 
-/* Adds a block's products for both pixels to acc (pixel a's four channels, then b's), reading
- * the block's weights from *w on.
- */
-typedef void pair_accumulate_fn(const struct tinyaot_pair_job *job, const int8_t **w,
-				int32_t acc[8]);
+/* One pair of a job: its runs (pixel a's and b's pointers, runs pairs of them) and outputs. */
+struct pair_at {
+	const int8_t *const *run;
+	int32_t runs;
+	int8_t *out_a, *out_b;
+};
 
-/* The portable block loop: bias, accumulate, requantise and clamp, block by block. */
-static void pair_run_blocks(const struct tinyaot_pair_job *job, pair_accumulate_fn *accumulate)
+/* Adds a block's products for the pair's two pixels to acc (pixel a's four channels, then
+ * b's), reading the block's weights from *w on.
+ */
+typedef void pair_accumulate_fn(const struct tinyaot_pair_job *job, const struct pair_at *at,
+				const int8_t **w, int32_t acc[8]);
+
+/* The portable block loop of one pair: bias, accumulate, requantise and clamp. */
+static void pair_run_blocks(const struct tinyaot_pair_job *job, const struct pair_at *at,
+			    pair_accumulate_fn *accumulate)
 {
 	const int8_t *w = job->weights;
 	const int32_t *t = job->table;
-	int8_t *out_a = job->out_a;
-	int8_t *out_b = job->out_b;
+	int8_t *out_a = at->out_a;
+	int8_t *out_b = at->out_b;
 
 	for (int32_t k = 0; k < job->blocks; k++) {
 		const int32_t highest = job->out_step > 0 ? k == job->blocks - 1 : k == 0;
@@ -26,7 +34,7 @@ static void pair_run_blocks(const struct tinyaot_pair_job *job, pair_accumulate_
 			acc[j] = t[j];
 			acc[4 + j] = t[j];
 		}
-		accumulate(job, &w, acc);
+		accumulate(job, at, &w, acc);
 		w += job->weights_step;
 		for (int32_t j = 0; j < n; j++) {
 			const int32_t *q = t + 4 + 3 * j;
@@ -42,37 +50,34 @@ static void pair_run_blocks(const struct tinyaot_pair_job *job, pair_accumulate_
 	}
 }
 
-/* The job's pairs one after the other, each through pair_run_blocks. */
+/* The job's pairs one after the other. */
 static void pair_run_pairs(const struct tinyaot_pair_job *job, pair_accumulate_fn *accumulate)
 {
-	struct tinyaot_pair_job one = *job;
 	const int8_t *run[2 * TINYAOT_CONV_FAST_RUNS_MAX];
 	const int32_t n = (int32_t)(job->runs_end - job->run);
+	struct pair_at at;
 
+	at.run = job->pairs > 1 ? run : job->run;
+	at.runs = n / 2;
 	for (int32_t i = 0; i < job->pairs; i++) {
-		if (job->pairs > 1) {
-			for (int32_t k = 0; k < n; k++) {
-				run[k] = job->run[k] + i * job->pair_step;
-			}
-			one.run = run;
-			one.runs_end = run + n;
+		for (int32_t k = 0; k < n && job->pairs > 1; k++) {
+			run[k] = job->run[k] + i * job->pair_step;
 		}
-		one.out_a = job->out_a + i * job->pair_out;
-		one.out_b = job->out_b + i * job->pair_out;
-		pair_run_blocks(&one, accumulate);
+		at.out_a = job->out_a + i * job->pair_out;
+		at.out_b = job->out_b + i * job->pair_out;
+		pair_run_blocks(job, &at, accumulate);
 	}
 }
 
 /* The weights in the default layout: per input, the block's four channels. */
-static void pair_accumulate(const struct tinyaot_pair_job *job, const int8_t **weights,
-			    int32_t acc[8])
+static void pair_accumulate(const struct tinyaot_pair_job *job, const struct pair_at *at,
+			    const int8_t **weights, int32_t acc[8])
 {
-	const int32_t runs = (int32_t)(job->runs_end - job->run) / 2;
 	const int8_t *w = *weights;
 
-	for (int32_t r = 0; r < runs; r++) {
-		const int8_t *a = job->run[2 * r];
-		const int8_t *b = job->run[2 * r + 1];
+	for (int32_t r = 0; r < at->runs; r++) {
+		const int8_t *a = at->run[2 * r];
+		const int8_t *b = at->run[2 * r + 1];
 
 		for (int32_t i = 0; i < job->len; i++, w += 4) {
 			for (int32_t j = 0; j < 4; j++) {
@@ -608,18 +613,17 @@ static inline int16x2_t conv_fast_odd(uint32_t x)
 /* The weights in the DSP layout (tinyaot_conv_fast_params.dsp), with the DSP extension's
  * instructions: the portable version of tinyaot_pair_run_dsp (above).
  */
-static void pair_accumulate_dsp(const struct tinyaot_pair_job *job, const int8_t **weights,
-				int32_t acc[8])
+static void pair_accumulate_dsp(const struct tinyaot_pair_job *job, const struct pair_at *at,
+				const int8_t **weights, int32_t acc[8])
 {
-	const int32_t runs = (int32_t)(job->runs_end - job->run) / 2;
 	const int8_t *w = *weights;
 
 	for (int32_t half = 0; half < 4; half += 2) {
 		int32_t a0 = acc[half], a1 = acc[half + 1], b0 = acc[4 + half], b1 = acc[5 + half];
 
-		for (int32_t r = 0; r < runs; r++) {
-			const int8_t *a = job->run[2 * r];
-			const int8_t *b = job->run[2 * r + 1];
+		for (int32_t r = 0; r < at->runs; r++) {
+			const int8_t *a = at->run[2 * r];
+			const int8_t *b = at->run[2 * r + 1];
 			const int8_t *const end = a + job->len;
 
 			for (; a != end; a += 4, b += 4, w += 8) {
