@@ -20,6 +20,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tensorflow as tf
+import tflite_builder as tb
 import tfmodels
 from harness import split_outputs
 from host import runner as host
@@ -79,7 +80,8 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_10x4_s2_c1": (conv(12, (10, 4), 2, "same"), [1, 13, 10, 1], CONV),
     # 25 taps: clipped windows are copied to the patch.
     "conv_5x5": (conv(8, (5, 5), 1, "same"), [1, 7, 7, 4], CONV),
-    # ReLU6 clamps inside the int8 range: the portable loop.
+    # ReLU6: TF's converter gives the output the range [0, 6], so the clamp is all of int8
+    # (BUILT_CASES below clamp inside it).
     "conv_relu6": (conv(8, (3, 3), 1, "same", "relu6"), [1, 6, 6, 8], CONV),
     # Depthwise: a row of five, four chunks of 16 channels (KWS's shape).
     "dw_s1_w5": (dwconv((3, 3), 1, "same"), [1, 5, 5, 64], DWCONV),
@@ -122,6 +124,13 @@ ADD_CASES: dict[str, tuple[Callable, list[list[int]], str]] = {
     # Broadcasting keeps the reference kernel.
     "add_broadcast": (lambda x, y: x + y, [[1, 4, 4, 8], [1, 1, 1, 8]], "tinyaot_add_s8"),
 }
+# Hand-built models (tests/tflite_builder.py) whose RELU6 clamps inside int8, which TF's
+# converter does not produce: the portable routines on every target.
+# name: (the model, the kernel it must lower to)
+BUILT_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
+    "conv_clamped": (lambda: tb.build(tb.conv2d(tb.ACT.RELU6, tb.PADDING.SAME, size=8)), CONV),
+    "dw_clamped": (lambda: tb.build(tb.depthwise_conv2d(tb.ACT.RELU6)), DWCONV),
+}
 PLACEMENTS = ["planned", "forward", "reverse"]
 
 
@@ -137,10 +146,16 @@ def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
         path = root / f"{name}.tflite"
         path.write_bytes(tfmodels.convert(fn, shapes, int8=True, seed=len(name), low=-2.0))
         paths[name] = path
+    for name, (build, _) in BUILT_CASES.items():
+        path = root / f"{name}.tflite"
+        path.write_bytes(build())
+        paths[name] = path
     return paths
 
 
 def expected_kernel(name: str) -> str:
+    if name in BUILT_CASES:
+        return BUILT_CASES[name][1]
     return CASES[name][2] if name in CASES else ADD_CASES[name][2]
 
 
@@ -190,7 +205,7 @@ def inputs_for(ref: Reference, seed: int) -> list[list[np.ndarray]]:
 
 
 @pytest.mark.parametrize("placement", PLACEMENTS)
-@pytest.mark.parametrize("name", [*CASES, *ADD_CASES])
+@pytest.mark.parametrize("name", [*CASES, *ADD_CASES, *BUILT_CASES])
 def test_host_matches_tflm(name, placement, models, tmp_path):
     path = models[name]
     c = compiled(path, placement)
@@ -316,13 +331,14 @@ def test_dw3x3_rounding_low_word():
 
 
 def test_dsp_layout_where_runs_allow(models):
-    """Convolutions whose runs are all multiples of 4 bytes get the DSP routine's weights under
-    __ARM_FEATURE_DSP: the same weights, per block, half, four inputs and channel."""
+    """Convolutions whose runs are all multiples of 4 bytes, with whole blocks and the clamp of
+    int8, get the DSP routine's weights where TINYAOT_CONV_DSP: the same weights, per block,
+    half, four inputs and channel."""
     want = {
         "conv_1x1": True,
         "conv_1x1_c12": True,
         "conv_1x1_s2": True,
-        "conv_3x3_s2_oc6": True,
+        "conv_3x3_s2_oc6": False,  # a partial block
         "conv_3x3_valid_c40": True,
         "conv_5x5": True,
         "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
@@ -344,3 +360,15 @@ def test_dsp_layout_where_runs_allow(models):
         layout = params["weights"].dsp.values.reshape(blocks, 2, depth // 4, 2, 4)
         for b, h, g, ch, k in np.ndindex(layout.shape):
             assert layout[b, h, g, ch, k] == plain[b, 4 * g + k, 2 * h + ch], name
+
+
+def test_clamped_cases_clamp(models):
+    """The hand-built cases really clamp inside int8, so they run the portable routines."""
+    for name in BUILT_CASES:
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        params = c.steps[-1].call.params
+        assert (params["act_min"], params["act_max"]) == (-1, 59), name
+        if name.startswith("dw"):
+            assert params["block"].name == "tinyaot_dw3x3_c"
+        else:
+            assert not isinstance(params["weights"], ByTarget)

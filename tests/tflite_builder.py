@@ -326,6 +326,51 @@ def conv2d(
     )
 
 
+def depthwise_conv2d(activation: int = ACT.NONE, size: int = 7, channels: int = 4) -> Model:
+    """A sane int8 model with one 3x3 SAME DEPTHWISE_CONV_2D, depth multiplier 1: input 0,
+    filter 1, bias 2, output 3. Its output scale leaves room beyond RELU6's range, so a fused
+    RELU6 clamps inside int8."""
+    rng = np.random.default_rng(2)
+    c = channels
+    return Model(
+        subgraphs=[
+            SubGraph(
+                tensors=[
+                    Tensor("input", [1, size, size, c], INT8, 0, [0.05], [1]),
+                    Tensor("filter", [1, 3, 3, c], INT8, 1, [0.02] * c, [0] * c, 3),
+                    Tensor("bias", [c], INT32, 2, [0.001] * c, [0] * c),
+                    Tensor("output", [1, size, size, c], INT8, 0, [0.1], [-1]),
+                ],
+                operators=[
+                    Operator(
+                        0,
+                        [0, 1, 2],
+                        [3],
+                        "DepthwiseConv2DOptions",
+                        {
+                            "Padding": PADDING.SAME,
+                            "StrideH": 1,
+                            "StrideW": 1,
+                            "DepthMultiplier": 1,
+                            "DilationHFactor": 1,
+                            "DilationWFactor": 1,
+                            "FusedActivationFunction": activation,
+                        },
+                    )
+                ],
+                inputs=[0],
+                outputs=[3],
+            )
+        ],
+        opcodes=[OpCode(OPS.DEPTHWISE_CONV_2D)],
+        buffers=[
+            Buffer(),
+            Buffer(int8_bytes(rng.integers(-127, 128, size=(1, 3, 3, c)))),
+            Buffer(int32_bytes(rng.integers(-500, 500, size=c))),
+        ],
+    )
+
+
 def add_chain(names: list[str | bytes | None]) -> Model:
     """Int8 ADDs over 4 inputs: t4 = t0 + t1, t5 = t2 + t3, t6 = t4 + t5, all three outputs.
 

@@ -99,7 +99,6 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
 }
 
 #if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
-#define PAIR_T2 1
 /*
  * Thumb-2 (Cortex-M3 and up). The eight accumulators, both input pointers, the weights
  * pointer and three operands take all fourteen registers, which no C compiler allocates
@@ -421,7 +420,7 @@ __asm__(".equ pair_end16, 0\n"
 	".size tinyaot_pair_run_t2, .-tinyaot_pair_run_t2\n\t"
 	".popsection\n");
 
-#if defined(__ARM_FEATURE_DSP)
+#if TINYAOT_CONV_DSP
 /*
  * The pair routine for cores with the DSP extension (Cortex-M4, M7, M33 with DSP). SMLAD
  * multiplies two pairs of int16 and adds both products, so a word of four inputs, split by
@@ -430,7 +429,9 @@ __asm__(".equ pair_end16, 0\n"
  * channels, each over both pixels, which keeps four accumulators, four input pairs, two weight
  * pairs and the three pointers in registers: 20 instructions per 16 multiply-accumulates,
  * unrolled four times. The weights are in the layout the compiler writes for this routine
- * (tinyaot_conv_fast_params.dsp): per block, per half, per four inputs, each channel's word.
+ * (tinyaot_conv_fast_params.dsp): per block, per half, per four inputs, each channel's word;
+ * it does so only for an activation range of all of int8 and whole blocks, which is all the
+ * routine handles.
  *
  * In the loop: r4, r5 pixel a's accumulators of the half's two channels, r6, r7 pixel b's, r1 a,
  * r2 b, r3 weights; r8, r0 a's input pairs, r9, ip b's, r10, lr a channel's weight pairs. The
@@ -582,88 +583,10 @@ tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
 									     : pair_run_c;
 }
 #else
-#define PAIR_T2 0
 tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
 {
 	(void)job;
 	return pair_run_c;
-}
-#endif
-
-#if defined(__ARM_FEATURE_DSP)
-#include <arm_acle.h>
-
-static inline uint32_t conv_fast_word(const int8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, 4);
-	return v;
-}
-
-/* Bytes 1 and 3 of x as two int16: SXTB16 with its rotation, which GCC does not fold in. */
-static inline int16x2_t conv_fast_odd(uint32_t x)
-{
-	int16x2_t v;
-
-	__asm__("sxtb16 %0, %1, ror #8" : "=r"(v) : "r"(x));
-	return v;
-}
-
-/* The weights in the DSP layout (tinyaot_conv_fast_params.dsp), with the DSP extension's
- * instructions: the portable version of tinyaot_pair_run_dsp (above).
- */
-static void pair_accumulate_dsp(const struct tinyaot_pair_job *job, const struct pair_at *at,
-				const int8_t **weights, int32_t acc[8])
-{
-	const int8_t *w = *weights;
-
-	for (int32_t half = 0; half < 4; half += 2) {
-		int32_t a0 = acc[half], a1 = acc[half + 1], b0 = acc[4 + half], b1 = acc[5 + half];
-
-		for (int32_t r = 0; r < at->runs; r++) {
-			const int8_t *a = at->run[2 * r];
-			const int8_t *b = at->run[2 * r + 1];
-			const int8_t *const end = a + job->len;
-
-			for (; a != end; a += 4, b += 4, w += 8) {
-				const uint32_t xa = conv_fast_word(a), xb = conv_fast_word(b);
-				const uint32_t w0 = conv_fast_word(w), w1 = conv_fast_word(w + 4);
-				const int16x2_t a02 = __sxtb16(xa), a13 = conv_fast_odd(xa);
-				const int16x2_t b02 = __sxtb16(xb), b13 = conv_fast_odd(xb);
-				const int16x2_t v02 = __sxtb16(w0), v13 = conv_fast_odd(w0);
-				const int16x2_t u02 = __sxtb16(w1), u13 = conv_fast_odd(w1);
-
-				a0 = __smlad(a13, v13, __smlad(a02, v02, a0));
-				b0 = __smlad(b13, v13, __smlad(b02, v02, b0));
-				a1 = __smlad(a13, u13, __smlad(a02, u02, a1));
-				b1 = __smlad(b13, u13, __smlad(b02, u02, b1));
-			}
-		}
-		acc[half] = a0;
-		acc[half + 1] = a1;
-		acc[4 + half] = b0;
-		acc[5 + half] = b1;
-	}
-	*weights = w;
-}
-
-static void pair_run_dsp_c(const struct tinyaot_pair_job *job)
-{
-	pair_run_pairs(job, pair_accumulate_dsp);
-}
-
-/* The routine for weights in the DSP layout; the choice depends on the same fields as
- * tinyaot_pair_routine()'s.
- */
-static tinyaot_pair_fn pair_routine_dsp(const struct tinyaot_pair_job *job)
-{
-#if PAIR_T2
-	if (job->act_min == -128 && job->act_max == 127 && job->last == 4) {
-		return tinyaot_pair_run_dsp;
-	}
-#endif
-	return pair_run_dsp_c;
 }
 #endif
 
@@ -825,8 +748,8 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 	job.act_min = p->act_min;
 	job.act_max = p->act_max;
 	job.last = d->out_c - 4 * (blocks - 1);
-#if defined(__ARM_FEATURE_DSP)
-	run = p->dsp ? pair_routine_dsp(&job) : tinyaot_pair_routine(&job);
+#if TINYAOT_CONV_DSP
+	run = p->dsp ? tinyaot_pair_run_dsp : tinyaot_pair_routine(&job);
 #else
 	run = tinyaot_pair_routine(&job);
 #endif

@@ -35,15 +35,16 @@ class Routine:
     name: str
 
 
-# The condition under which generated code takes a ByTarget's dsp value.
-DSP_GUARD = "defined(__ARM_FEATURE_DSP)"
+# The condition under which generated code takes a ByTarget's dsp value (tinyaot/conv_fast.h:
+# the DSP extension and the assembly that uses it).
+DSP_GUARD = "TINYAOT_CONV_DSP"
 
 
 @dataclass(frozen=True)
 class ByTarget:
     """A params field whose value depends on the core the generated code is compiled for: dsp
-    where the DSP extension is there (Cortex-M4, M7, M33 with DSP), default elsewhere. Arrays
-    only one of them names are compiled only for that target."""
+    where the DSP extension's kernels are built (Cortex-M4, M7, M33 with DSP), default
+    elsewhere. Arrays only one of them names are compiled only for that target."""
 
     default: object
     dsp: object

@@ -25,6 +25,15 @@
 #include <tinyaot/conv.h>
 #include <tinyaot/requant.h>
 
+/* 1 where the DSP extension's pair routine is built (Thumb-2 assembly for GCC): the
+ * generated code then selects the weights in its layout.
+ */
+#if defined(__ARM_FEATURE_DSP) && defined(__thumb2__) && defined(__GNUC__) && !defined(__clang__)
+#define TINYAOT_CONV_DSP 1
+#else
+#define TINYAOT_CONV_DSP 0
+#endif
+
 /* How a pair of pixels' input windows are presented to the inner loop. */
 enum tinyaot_conv_fast_mode {
 	/* Copied (zero point where padded) to a stack patch of k_h * k_w * in_c bytes each. */
@@ -58,8 +67,8 @@ struct tinyaot_conv_fast_params {
 	const int32_t *table;
 	/* 1: the weights are in the layout of the DSP routine instead: per block, per half
 	 * (channels 0-1, then 2-3), per four consecutive inputs, each channel's four weights.
-	 * The generated code sets it only where __ARM_FEATURE_DSP is defined, and only when
-	 * every run is a multiple of 4 bytes.
+	 * The generated code sets it only where TINYAOT_CONV_DSP is 1, and only when every run
+	 * is a multiple of 4 bytes, the clamp is all of int8 and out_c a multiple of 4.
 	 */
 	int32_t dsp;
 };

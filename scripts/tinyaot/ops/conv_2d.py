@@ -171,9 +171,11 @@ def lower_fast(
         "weights": grouped,
         "table": fast.block_table(folded, rows),
     }
-    # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c): the DSP
-    # routine's layout, a word of four consecutive weights per channel.
-    if (depth if mode == PATCH else in_c) % 4 == 0:
+    # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c), whole
+    # blocks and the clamp of int8: the DSP routine's layout, a word of four consecutive
+    # weights per channel.
+    runs4 = (depth if mode == PATCH else in_c) % 4 == 0
+    if runs4 and out_c % 4 == 0 and act == (-128, 127):
         params["weights"] = ByTarget(grouped, dsp_weights(padded, blocks, depth))
         params["dsp"] = ByTarget(0, 1)
     return KernelCall(
