@@ -281,94 +281,73 @@ def fully_connected(
     )
 
 
+def _window_op(
+    opcode: int, options_name: str, options: dict[str, int], tensors: list[Tensor], seed: int
+) -> Model:
+    """One windowed int8 op: input 0, filter 1 (random int8), bias 2 (random int32), output 3."""
+    rng = np.random.default_rng(seed)
+    return Model(
+        subgraphs=[
+            SubGraph(
+                tensors=tensors,
+                operators=[Operator(0, [0, 1, 2], [3], options_name, options)],
+                inputs=[0],
+                outputs=[3],
+            )
+        ],
+        opcodes=[OpCode(opcode)],
+        buffers=[
+            Buffer(),
+            Buffer(int8_bytes(rng.integers(-127, 128, size=tensors[1].shape))),
+            Buffer(int32_bytes(rng.integers(-500, 500, size=tensors[2].shape))),
+        ],
+    )
+
+
 def conv2d(
     activation: int = ACT.NONE, padding: int = PADDING.VALID, dilation: int = 1, size: int = 6
 ) -> Model:
     """A sane int8 model with one 3x3 CONV_2D of 2 channels into 3: input 0, filter 1,
     bias 2, output 3."""
-    rng = np.random.default_rng(1)
     out = size if padding == PADDING.SAME else size - 2 * dilation
-    return Model(
-        subgraphs=[
-            SubGraph(
-                tensors=[
-                    Tensor("input", [1, size, size, 2], INT8, 0, [0.05], [1]),
-                    Tensor("filter", [3, 3, 3, 2], INT8, 1, [0.02, 0.03, 0.01], [0, 0, 0]),
-                    Tensor("bias", [3], INT32, 2, [0.001, 0.0015, 0.0005], [0, 0, 0]),
-                    Tensor("output", [1, out, out, 3], INT8, 0, [0.1], [-1]),
-                ],
-                operators=[
-                    Operator(
-                        0,
-                        [0, 1, 2],
-                        [3],
-                        "Conv2DOptions",
-                        {
-                            "Padding": padding,
-                            "StrideH": 1,
-                            "StrideW": 1,
-                            "DilationHFactor": dilation,
-                            "DilationWFactor": dilation,
-                            "FusedActivationFunction": activation,
-                        },
-                    )
-                ],
-                inputs=[0],
-                outputs=[3],
-            )
-        ],
-        opcodes=[OpCode(OPS.CONV_2D)],
-        buffers=[
-            Buffer(),
-            Buffer(int8_bytes(rng.integers(-127, 128, size=(3, 3, 3, 2)))),
-            Buffer(int32_bytes(rng.integers(-500, 500, size=3))),
-        ],
-    )
+    options = {
+        "Padding": padding,
+        "StrideH": 1,
+        "StrideW": 1,
+        "DilationHFactor": dilation,
+        "DilationWFactor": dilation,
+        "FusedActivationFunction": activation,
+    }
+    tensors = [
+        Tensor("input", [1, size, size, 2], INT8, 0, [0.05], [1]),
+        Tensor("filter", [3, 3, 3, 2], INT8, 1, [0.02, 0.03, 0.01], [0, 0, 0]),
+        Tensor("bias", [3], INT32, 2, [0.001, 0.0015, 0.0005], [0, 0, 0]),
+        Tensor("output", [1, out, out, 3], INT8, 0, [0.1], [-1]),
+    ]
+    return _window_op(OPS.CONV_2D, "Conv2DOptions", options, tensors, 1)
 
 
 def depthwise_conv2d(activation: int = ACT.NONE, size: int = 7, channels: int = 4) -> Model:
     """A sane int8 model with one 3x3 SAME DEPTHWISE_CONV_2D, depth multiplier 1: input 0,
     filter 1, bias 2, output 3. Its output scale leaves room beyond RELU6's range, so a fused
     RELU6 clamps inside int8."""
-    rng = np.random.default_rng(2)
     c = channels
-    return Model(
-        subgraphs=[
-            SubGraph(
-                tensors=[
-                    Tensor("input", [1, size, size, c], INT8, 0, [0.05], [1]),
-                    Tensor("filter", [1, 3, 3, c], INT8, 1, [0.02] * c, [0] * c, 3),
-                    Tensor("bias", [c], INT32, 2, [0.001] * c, [0] * c),
-                    Tensor("output", [1, size, size, c], INT8, 0, [0.1], [-1]),
-                ],
-                operators=[
-                    Operator(
-                        0,
-                        [0, 1, 2],
-                        [3],
-                        "DepthwiseConv2DOptions",
-                        {
-                            "Padding": PADDING.SAME,
-                            "StrideH": 1,
-                            "StrideW": 1,
-                            "DepthMultiplier": 1,
-                            "DilationHFactor": 1,
-                            "DilationWFactor": 1,
-                            "FusedActivationFunction": activation,
-                        },
-                    )
-                ],
-                inputs=[0],
-                outputs=[3],
-            )
-        ],
-        opcodes=[OpCode(OPS.DEPTHWISE_CONV_2D)],
-        buffers=[
-            Buffer(),
-            Buffer(int8_bytes(rng.integers(-127, 128, size=(1, 3, 3, c)))),
-            Buffer(int32_bytes(rng.integers(-500, 500, size=c))),
-        ],
-    )
+    options = {
+        "Padding": PADDING.SAME,
+        "StrideH": 1,
+        "StrideW": 1,
+        "DepthMultiplier": 1,
+        "DilationHFactor": 1,
+        "DilationWFactor": 1,
+        "FusedActivationFunction": activation,
+    }
+    tensors = [
+        Tensor("input", [1, size, size, c], INT8, 0, [0.05], [1]),
+        Tensor("filter", [1, 3, 3, c], INT8, 1, [0.02] * c, [0] * c, 3),
+        Tensor("bias", [c], INT32, 2, [0.001] * c, [0] * c),
+        Tensor("output", [1, size, size, c], INT8, 0, [0.1], [-1]),
+    ]
+    return _window_op(OPS.DEPTHWISE_CONV_2D, "DepthwiseConv2DOptions", options, tensors, 2)
 
 
 def add_chain(names: list[str | bytes | None]) -> Model:
