@@ -9,6 +9,8 @@ cannot, it returns None and the op keeps its reference kernel.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from .ir import Tensor
@@ -136,6 +138,35 @@ def requant_rows(
             return None
         rows.append(entry)
     return np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+
+
+@dataclass(frozen=True)
+class Requant:
+    """What a fast kernel's table is made of: the bias with the input zero point folded in,
+    the accumulator range per channel, and (m, h, e - 1) per channel for tinyaot_requant()."""
+
+    folded: np.ndarray
+    ranges: tuple[np.ndarray, np.ndarray]
+    rows: np.ndarray
+
+
+def exact_requant(
+    weights: np.ndarray,
+    bias: np.ndarray | None,
+    zero_points: tuple[int, int],
+    mults: list[int],
+    shifts: list[int],
+) -> Requant | None:
+    """The fast kernels' arithmetic for weights [channels, depth] and the input and output zero
+    points, or None where it would not give TFLite's results bit for bit."""
+    folded = folded_bias(weights, bias, -zero_points[0])
+    if not fits_int32(weights, folded):
+        return None
+    ranges = acc_range(weights, folded)
+    rows = requant_rows(mults, shifts, zero_points[1], ranges)
+    if rows is None:
+        return None
+    return Requant(folded, ranges, rows)
 
 
 def padded(values: np.ndarray, length: int) -> np.ndarray:

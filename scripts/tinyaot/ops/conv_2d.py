@@ -150,11 +150,8 @@ def lower_fast(
     depth = dims["k_h"] * dims["k_w"] * in_c
     weights = filters.astype(np.int64).reshape(out_c, depth)
     bias_data = bias.data if bias is not None else None
-    folded = fast.folded_bias(weights, bias_data, -inp.zero_point)
-    if not fast.fits_int32(weights, folded):
-        return None
-    rows = fast.requant_rows(mults, shifts, out.zero_point, fast.acc_range(weights, folded))
-    if rows is None:
+    rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
+    if rq is None:
         return None
     blocks = (out_c + 3) // 4
     padded = fast.padded(weights, 4 * blocks)
@@ -169,7 +166,7 @@ def lower_fast(
         "act_max": act[1],
         "zero_row": ConstArray("int8_t", zero_row),
         "weights": grouped,
-        "table": fast.block_table(folded, rows),
+        "table": fast.block_table(rq.folded, rq.rows),
     }
     # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c), whole
     # blocks and the clamp of int8: the DSP routine's layout, a word of four consecutive

@@ -157,16 +157,12 @@ def lower_fast(
         return None
     weights = filters.astype(np.int64).reshape(9, c).T
     bias_data = bias.data if bias is not None else None
-    folded = fast.folded_bias(weights, bias_data, -inp.zero_point)
-    if not fast.fits_int32(weights, folded):
-        return None
-    ranges = fast.acc_range(weights, folded)
-    rows = fast.requant_rows(mults, shifts, out.zero_point, ranges)
-    if rows is None:
+    rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
+    if rq is None:
         return None
     low_words = [
         fast.rounding_low_word(int(m), (int(lo), int(hi)))
-        for m, lo, hi in zip(rows[:, 0], ranges[0], ranges[1], strict=True)
+        for m, lo, hi in zip(rq.rows[:, 0], rq.ranges[0], rq.ranges[1], strict=True)
     ]
     if None in low_words:
         return None
@@ -189,7 +185,7 @@ def lower_fast(
         "act_max": act[1],
         "block": routine(group),
         "tail": routine(tail) if tail else None,
-        "records": dw3x3_records(weights, folded, rows, low_words),
+        "records": dw3x3_records(weights, rq.folded, rq.rows, low_words),
     }
     return KernelCall(
         "tinyaot_dwconv_fast_s8",

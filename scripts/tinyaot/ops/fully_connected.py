@@ -109,11 +109,9 @@ def lower_fast(
         return None
     assert filt.data is not None
     weights = filt.data.astype(np.int64).reshape(units, depth)
-    folded = fast.folded_bias(weights, bias.data if bias is not None else None, -inp.zero_point)
-    if not fast.fits_int32(weights, folded):
-        return None
-    rows = fast.requant_rows(mults, shifts, out.zero_point, fast.acc_range(weights, folded))
-    if rows is None:
+    bias_data = bias.data if bias is not None else None
+    rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
+    if rq is None:
         return None
     grouped = weights.reshape(units // 4, 4, depth).transpose(0, 2, 1).reshape(-1)
     params = {
@@ -121,7 +119,7 @@ def lower_fast(
         "act_min": act[0],
         "act_max": act[1],
         "weights": ConstArray("int8_t", grouped.astype(np.int8)),
-        "table": fast.block_table(folded, rows),
+        "table": fast.block_table(rq.folded, rq.rows),
     }
     return KernelCall(
         "tinyaot_fc_fast_s8",
