@@ -173,13 +173,15 @@ def compiled(path: Path, placement: str) -> Compiled:
     rule = step.call.inplace[0]
     inp, out = c.root[step.op.inputs[0]], c.root[step.op.outputs[0]]
     size_in, size_out = c.plan.buffers[inp].size, c.plan.buffers[out].size
+    # The closest placement the rule allows: its gap, rounded up to its modulus.
+    m = rule.modulus
     if placement == "forward":
-        gap = max(rule.forward, -size_out)
+        gap = -(-max(rule.forward, -size_out) // m) * m
         offsets = {inp: max(gap, 0) + 8, out: max(gap, 0) + 8 - gap}
         reverse = 0
     else:
         assert rule.reverse is not None
-        gap = max(rule.reverse, -size_in)
+        gap = -(-max(rule.reverse, -size_in) // m) * m
         offsets = {inp: max(-gap, 0) + 8, out: max(-gap, 0) + 8 + gap}
         reverse = 1
     step.call.params["d"]["reverse"] = reverse

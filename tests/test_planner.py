@@ -35,6 +35,8 @@ def violations(p: planner.Plan) -> list[str]:
                 bad.append(f"{a.key} and {b.key} overlap")
                 continue
             out, inp = p.offsets[rule.out], p.offsets[rule.inp]
+            if (inp - out) % rule.modulus:
+                bad.append(f"{rule.out} over {rule.inp} not a multiple of {rule.modulus} apart")
             ok = inp - out >= rule.forward or (
                 rule.reverse is not None and out - inp >= rule.reverse
             )
@@ -57,7 +59,8 @@ def graphs(draw):
             if inp.end == out.start and inp.key != out.key and draw(st.booleans()):
                 forward = draw(st.integers(-300, 300))
                 reverse = draw(st.one_of(st.none(), st.integers(-300, 300)))
-                rules.append(planner.Overlap(out.key, inp.key, forward, reverse))
+                modulus = draw(st.sampled_from([1, 1, 3, 8, 20]))
+                rules.append(planner.Overlap(out.key, inp.key, forward, reverse, modulus))
                 break
     return buffers, rules
 
@@ -194,6 +197,75 @@ def test_fast_kernel_gaps_are_safe_and_tight(window, group, patch):
             assert not replay(fwd, n_in, base - g_f + 1, base)
         if g_r > -base:
             assert not replay(rev, n_in, base + g_r - 1, base)
+
+
+def replay_dw_chunks(dims, channels: int, group: int, out_off: int, in_off: int, rev: bool):
+    """tinyaot_dwconv_fast_s8's order byte by byte: for each group of output pixels, for each
+    chunk of 16 channels, read the chunk's window bytes, then write the chunk's output bytes.
+    Does any read find an overwritten byte?"""
+    n_in = dims["in_h"] * dims["in_w"] * channels
+    sets = reads(dims, channels, channels, True)
+    size = max(out_off + len(sets), in_off + n_in) + 1
+    mem = np.full(size, -1, dtype=np.int64)
+    mem[in_off : in_off + n_in] = np.arange(n_in)
+    ow, pixels = dims["out_w"], len(sets) // channels
+    groups = [
+        range(row * ow + x, row * ow + min(x + group, ow))
+        for row in range(pixels // ow)
+        for x in range(0, ow, group)
+    ]
+    for g in groups[::-1] if rev else groups:
+        for c0 in range(0, channels, 16):
+            elems = [p * channels + c for p in g for c in range(c0, min(c0 + 16, channels))]
+            for e in elems:
+                if any(mem[in_off + i] != i for i in sets[e]):
+                    return False
+            for e in elems:
+                mem[out_off + e] = -2
+    return True
+
+
+@settings(max_examples=150, deadline=None)
+@given(windows(), st.sampled_from([4, 8, 20, 36]), st.integers(1, 6))
+def test_dwconv_fast_chunks_are_safe_at_whole_pixel_gaps(window, channels, group):
+    """The depthwise kernel writes each chunk of channels as soon as it is computed. At the
+    gaps of inplace.dwconv_fast (whole pixels, as its modulus demands) that is safe; one pixel
+    closer it is not, and neither is, in some case, an offset off the modulus."""
+    dims = window[0]
+    if dims["k_h"] != 3:
+        return
+    rule = inplace.dwconv_fast(0, dims, channels, group)
+    assert rule.modulus == channels
+    base = 4000 // channels * channels
+    fwd, rev = max(rule.forward, -base), max(rule.reverse, -base)
+    assert fwd % channels == 0 and rev % channels == 0
+    assert replay_dw_chunks(dims, channels, group, base - fwd, base, False)
+    assert replay_dw_chunks(dims, channels, group, base + rev, base, True)
+    if rule.forward > -base:
+        assert not replay_dw_chunks(dims, channels, group, base - fwd + channels, base, False)
+    if rule.reverse > -base:
+        assert not replay_dw_chunks(dims, channels, group, base + rev - channels, base, True)
+
+
+def test_dwconv_fast_needs_its_modulus():
+    """At a gap that is not a whole number of pixels, a later chunk's input can be lost."""
+    dims = dict(
+        batches=1,
+        in_h=4,
+        in_w=4,
+        out_h=4,
+        out_w=4,
+        k_h=3,
+        k_w=3,
+        stride_h=1,
+        stride_w=1,
+        pad_h=1,
+        pad_w=1,
+    )
+    rule = inplace.dwconv_fast(0, dims, 20, 4)
+    base = 4000
+    assert replay_dw_chunks(dims, 20, 4, base - rule.forward, base, False)
+    assert not replay_dw_chunks(dims, 20, 4, base - rule.forward - 8, base, False)
 
 
 @settings(max_examples=100, deadline=None)

@@ -294,20 +294,18 @@ static DW_NO_LIBCALLS void dw3x3_stage(int8_t *slot, const int8_t *const rows[3]
 	}
 }
 
-/* Copies a group's outputs (bytes, a multiple of 4) from the word-aligned buffer: by hand,
- * as the small C libraries' memcpy goes a byte at a time.
- */
-static DW_NO_LIBCALLS void dw3x3_flush(int8_t *dst, const int8_t *src, int32_t bytes, int aligned)
+/* Copies a chunk's outputs from the stage's output slots to the output tensor. */
+static DW_NO_LIBCALLS void dw3x3_write(int8_t *dst, int32_t ch, const int8_t *slot, int32_t n,
+				       int32_t nc, int aligned)
 {
-	int32_t i = 0;
-
-	if (aligned) {
-		for (; i + CH <= bytes; i += CH) {
-			memcpy(DW_ALIGNED(dst + i, 4), DW_ALIGNED(src + i, 4), CH);
+	for (int32_t i = 0; i < n; i++, dst += ch, slot += CH) {
+		if (aligned && nc == CH) {
+			memcpy(DW_ALIGNED(dst, 4), DW_ALIGNED(slot, 4), CH);
+			continue;
 		}
-	}
-	for (; i < bytes; i += 4) {
-		memcpy(dst + i, src + i, 4);
+		for (int32_t j = 0; j < nc; j += 4) {
+			memcpy(dst + j, slot + j, 4);
+		}
 	}
 }
 
@@ -319,18 +317,14 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 	const int32_t s = d->stride_w;
 	const int32_t per_row = (d->out_w + p->group - 1) / p->group;
 	const int32_t groups = d->batches * d->out_h * per_row;
-	/* Whole chunks of the input can be read a word at a time (ch is a multiple of 4). */
+	/* Whole chunks can be read and written a word at a time (ch is a multiple of 4). */
 	const int aligned = (uintptr_t)input % 4 == 0;
 	const int aligned_out = (uintptr_t)output % 4 == 0;
-	/* The stage, 16-byte aligned for the block routines' end test; the group's outputs. */
+	/* The stage, 16-byte aligned for the block routines' end test. */
 	union {
 		uint32_t word;
 		int8_t b[OUT + WIDEST * CH + CH - 1];
 	} raw;
-	union {
-		uint32_t word;
-		int8_t b[TINYAOT_DWCONV_FAST_BUF];
-	} buf;
 	int8_t *const stage = raw.b + ((CH - (uintptr_t)raw.b % CH) % CH);
 
 	struct dw_cols k;
@@ -346,6 +340,7 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 		const int32_t y0 = (line - b * d->out_h) * d->stride_h - d->pad_h;
 		const int32_t x0 = ox0 * s - d->pad_w;
 		const int8_t *in_b = input + b * d->in_h * d->in_w * ch;
+		int8_t *const out = output + (line * d->out_w + ox0) * ch;
 		tinyaot_dw3x3_fn *const fn = n == p->group ? p->block : p->tail;
 
 		k.cols = (n - 1) * s + 3;
@@ -367,19 +362,7 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 			k.words = nc / 4;
 			dw3x3_stage(slot, rows, nc, &k, aligned);
 			fn(p->records + TINYAOT_DW3X3_RECORD * c0, slot, n, p);
-			for (int32_t i = 0; i < n; i++) {
-				int8_t *dst = buf.b + i * ch + c0;
-				const int8_t *src = slot + OUT + i * CH;
-
-				if (nc == CH) {
-					memcpy(DW_ALIGNED(dst, 4), DW_ALIGNED(src, 4), CH);
-					continue;
-				}
-				for (int32_t j = 0; j < nc; j += 4) {
-					memcpy(dst + j, src + j, 4);
-				}
-			}
+			dw3x3_write(out + c0, ch, slot + OUT, n, nc, aligned_out);
 		}
-		dw3x3_flush(output + (line * d->out_w + ox0) * ch, buf.b, n * ch, aligned_out);
 	}
 }

@@ -220,7 +220,7 @@ def _overlaps(
         for rule in step.call.inplace:
             inp = root[rule.input]
             if inp != out and last.get(inp) == i and not graph.tensors[rule.input].is_const:
-                rules.append(planner.Overlap(out, inp, rule.forward, rule.reverse))
+                rules.append(planner.Overlap(out, inp, rule.forward, rule.reverse, rule.modulus))
     return rules
 
 

@@ -239,10 +239,14 @@ def conv_fast(
 
 
 def dwconv_fast_steps(dims: dict[str, int], channels: int, group: int, reverse: bool) -> Steps:
-    """The element order of tinyaot_dwconv_fast_s8 (see tinyaot/dwconv_fast.h).
+    """The element order of tinyaot_dwconv_fast_s8 (see tinyaot/dwconv_fast.h), as seen when
+    the output sits a whole number of pixels from the input (the rule's modulus).
 
-    Groups of up to `group` consecutive pixels of an output row, in NHW order: each reads the
-    windows of all its pixels (all channels), then writes all its outputs.
+    Groups of up to `group` consecutive pixels of an output row, in NHW order. The kernel reads
+    and writes a group a chunk of channels at a time; but an output byte at a whole number of
+    pixels from the input can only overwrite an input byte of its own channel, which the
+    group's earlier chunks never read and its later ones already have. So the gaps are those of
+    reading the windows of all the group's pixels, then writing all its outputs.
     """
     lo, hi = window_ranges(
         dims["batches"],
@@ -269,7 +273,7 @@ def dwconv_fast_steps(dims: dict[str, int], channels: int, group: int, reverse: 
 
 
 def dwconv_fast(input_index: int, dims: dict[str, int], channels: int, group: int) -> InPlace:
-    """Gaps of tinyaot_dwconv_fast_s8 (int8)."""
+    """Gaps of tinyaot_dwconv_fast_s8 (int8), for offsets a whole number of pixels apart."""
     forward = forward_gap(dwconv_fast_steps(dims, channels, group, False), 1, 1)
     reverse = reverse_gap(dwconv_fast_steps(dims, channels, group, True), 1, 1)
-    return InPlace(input_index, forward, reverse)
+    return InPlace(input_index, forward, reverse, channels)

@@ -87,11 +87,13 @@ ParamValue = int | float | ConstArray | TensorArg | None
 class InPlace:
     """The output may overlap input `input` if that input dies at this op and either
     input offset - output offset >= forward (kernel runs forward) or
-    output offset - input offset >= reverse (kernel runs in reverse; None: it can't)."""
+    output offset - input offset >= reverse (kernel runs in reverse; None: it can't),
+    the offsets differing by a multiple of modulus."""
 
     input: int
     forward: int
     reverse: int | None
+    modulus: int = 1
 
 
 @dataclass

@@ -4,7 +4,9 @@ A buffer is live from the step that writes it (graph inputs: before the first
 step) to the last step that reads it (graph outputs: after the last step). Two
 buffers live at one step never share a byte, with one exception: an op's output
 may overlap an input that dies at that op, when the kernel's element order keeps
-every input byte intact until its last read (an Overlap, from inplace.py).
+every input byte intact until its last read (an Overlap, from inplace.py): at
+least a gap apart, and for kernels that work channel by channel, a whole number
+of pixels apart.
 
 Offsets come from several greedy orders (lowest feasible offset for each buffer
 in turn); the smallest arena wins. Everything is deterministic.
@@ -12,6 +14,7 @@ in turn); the smallest arena wins. Everything is deterministic.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 TENSOR_ALIGNMENT = 4
@@ -30,12 +33,14 @@ class Buffer:
 
 @dataclass(frozen=True)
 class Overlap:
-    """Buffer `out` may overlap buffer `inp` if inp - out >= forward or out - inp >= reverse."""
+    """Buffer `out` may overlap buffer `inp` if inp - out >= forward or out - inp >= reverse,
+    and inp - out is a multiple of modulus."""
 
     out: int
     inp: int
     forward: int
     reverse: int | None
+    modulus: int = 1
 
 
 @dataclass
@@ -50,8 +55,22 @@ def _align(x: int, a: int) -> int:
     return (x + a - 1) // a * a
 
 
+def clashes(b: Buffer, b_off: int, a: Buffer, a_off: int, rule: Overlap | None) -> bool:
+    """Whether b at b_off shares a byte with a at a_off that no overlap rule allows."""
+    if not b.live_with(a) or b_off + b.size <= a_off or a_off + a.size <= b_off:
+        return False
+    if rule is None:
+        return True
+    out_minus_inp = b_off - a_off if rule.out == b.key else a_off - b_off
+    if out_minus_inp % rule.modulus:
+        return True
+    forward = -out_minus_inp >= rule.forward
+    return not (forward or (rule.reverse is not None and out_minus_inp >= rule.reverse))
+
+
 def forbidden(b: Buffer, a: Buffer, a_off: int, rule: Overlap | None) -> tuple[int, int] | None:
-    """Offsets of b strictly between the bounds clash with a placed at a_off."""
+    """Offsets of b strictly between the bounds clash with a placed at a_off (ignoring the
+    rule's modulus, which clashes() adds)."""
     if not b.live_with(a):
         return None
     lo, hi = a_off - b.size, a_off + a.size
@@ -66,19 +85,41 @@ def forbidden(b: Buffer, a: Buffer, a_off: int, rule: Overlap | None) -> tuple[i
     return (lo, hi) if lo + 1 < hi else None
 
 
+def _candidates(b: Buffer, near: list[tuple[Buffer, int, Overlap | None]], alignment: int):
+    """Offsets worth trying for b, lowest first: 0 and the upper end of each ban; with an
+    overlap rule's modulus, also just above its buffer, and each of those moved up to the
+    next offset the modulus allows; and above every live buffer, which never clashes."""
+    found = {
+        0,
+        _align(max((o + a.size for a, o, _ in near if b.live_with(a)), default=0), alignment),
+    }
+    for a, a_off, rule in near:
+        ban = forbidden(b, a, a_off, rule)
+        if ban and ban[1] > 0:
+            found.add(_align(ban[1], alignment))
+        if ban and rule is not None and rule.modulus > 1:
+            found.add(_align(a_off + a.size, alignment))
+    for a, a_off, rule in near:
+        if rule is not None and rule.modulus > 1 and b.live_with(a):
+            step = math.lcm(rule.modulus, alignment)
+            found |= {c + (a_off - c) % step for c in found}
+    return sorted(found)
+
+
 def _greedy(
     order: list[Buffer], rules: dict[tuple[int, int], Overlap], alignment: int
 ) -> dict[int, int]:
     offsets: dict[int, int] = {}
     placed: list[Buffer] = []
     for b in order:
-        bans = []
-        for a in placed:
-            ban = forbidden(b, a, offsets[a.key], rules.get((min(a.key, b.key), max(a.key, b.key))))
-            if ban:
-                bans.append(ban)
-        candidates = sorted({0, *(_align(hi, alignment) for _, hi in bans if hi > 0)})
-        offsets[b.key] = next(c for c in candidates if all(c <= lo or c >= hi for lo, hi in bans))
+        near = [
+            (a, offsets[a.key], rules.get((min(a.key, b.key), max(a.key, b.key)))) for a in placed
+        ]
+        offsets[b.key] = next(
+            c
+            for c in _candidates(b, near, alignment)
+            if not any(clashes(b, c, a, a_off, rule) for a, a_off, rule in near)
+        )
         placed.append(b)
     return offsets
 
@@ -118,7 +159,7 @@ def check(p: Plan, alignment: int = TENSOR_ALIGNMENT) -> list[str]:
             problems.append(f"buffer {b.key} at {off}+{b.size} is misaligned or outside the arena")
     for i, a in enumerate(bufs):
         for b in bufs[i + 1 :]:
-            ban = forbidden(b, a, p.offsets[a.key], p.overlaps.get((a.key, b.key)))
-            if ban and ban[0] < p.offsets[b.key] < ban[1]:
+            rule = p.overlaps.get((a.key, b.key))
+            if clashes(b, p.offsets[b.key], a, p.offsets[a.key], rule):
                 problems.append(f"buffers {a.key} and {b.key} are live together and clash")
     return problems

@@ -11,10 +11,13 @@
  * for an activation clamp narrower than int8. Only the routines a model names are linked.
  *
  * Element order (scripts/tinyaot/inplace.py, dwconv_fast_steps): groups of `group`
- * consecutive pixels of one output row (fewer at the row's end), in NHW order; the kernel
- * reads all of a group's input (every chunk) before it writes any of its outputs, which wait
- * in a stack buffer, then writes the group at once. With d.reverse = 1 the groups go last to
- * first.
+ * consecutive pixels of one output row (fewer at the row's end), in NHW order; for each chunk
+ * of a group, the kernel reads the chunk's channels of the group's window, then writes them
+ * for the group's outputs. With d.reverse = 1 the groups go last to first. Output channel c
+ * reads input channel c only, so when the planner keeps the output a whole number of pixels
+ * from the input (the overlap's modulus), an output byte can only overwrite an input byte of
+ * its own channel, and this order needs the same gaps as one that reads all of a group's
+ * channels before writing any.
  */
 #ifndef TINYAOT_DWCONV_FAST_H_
 #define TINYAOT_DWCONV_FAST_H_
@@ -23,9 +26,8 @@
 #include <stdint.h>
 #include <tinyaot/conv.h>
 
-/* Channels per staged chunk, and the stack buffer of a group's outputs (group * in_c). */
+/* Channels per staged chunk. */
 #define TINYAOT_DWCONV_FAST_CHUNK 16
-#define TINYAOT_DWCONV_FAST_BUF   384
 
 /*
  * Per channel, eight int32 words: the bias with the input zero point folded in; the nine
@@ -52,8 +54,8 @@ typedef void tinyaot_dw3x3_fn(const int32_t *records, int8_t *stage, int32_t n,
 
 struct tinyaot_dwconv_fast_params {
 	struct tinyaot_conv_dims d; /* k_h = k_w = 3, out_c = in_c % 4 == 0, strides 1 or 2 */
-	int32_t group;      /* pixels per group, at most 6 (stride 1) or 4; group * in_c <= BUF */
-	int32_t zero_point; /* the input's, read where the window is padded */
+	int32_t group;              /* pixels per group, at most 6 (stride 1) or 4 (stride 2) */
+	int32_t zero_point;         /* the input's, read where the window is padded */
 	int32_t act_min, act_max;
 	tinyaot_dw3x3_fn *block; /* the routine for a group of `group` pixels */
 	tinyaot_dw3x3_fn *tail;  /* for the narrower last group of a row; NULL when none */

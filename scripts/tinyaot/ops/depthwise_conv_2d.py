@@ -112,9 +112,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     )
 
 
-# tinyaot/dwconv_fast.h: the output buffer, and the widest group per stride (the block
-# routines tinyaot_dw3x3_s<stride>_n<width> that exist).
-BUF, WIDEST = 384, {1: 6, 2: 4}
+# tinyaot/dwconv_fast.h: the widest group per stride (the block routines
+# tinyaot_dw3x3_s<stride>_n<width> that exist).
+WIDEST = {1: 6, 2: 4}
 
 
 def dw3x3_records(
@@ -151,7 +151,6 @@ def lower_fast(
         or dims["out_c"] != c
         or dims["stride_h"] not in (1, 2)
         or s not in (1, 2)
-        or c > BUF
         or c % 4
     ):
         return None
@@ -168,7 +167,7 @@ def lower_fast(
         return None
     # The widest group is the cheapest per output; a narrow row goes whole.
     ow = dims["out_w"]
-    group = min(ow, WIDEST[s], BUF // c)
+    group = min(ow, WIDEST[s])
     tail = ow % group
 
     def routine(width: int) -> Routine:
