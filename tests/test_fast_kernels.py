@@ -291,7 +291,7 @@ def test_requant_matches_reference():
 
 
 def dw3x3_upper(acc: int, m: int, h: int, c: int | None) -> int:
-    """The upper word of tinyaot_dw3x3_requant's sum (low word c ^ s, upper h + s), or of
+    """The upper word of tinyaot_requant_c's sum (low word c ^ s, upper h + s), or of
     tinyaot_requant's for c = None."""
     s = -1 if acc < 0 else 0
     low = (c ^ s) & 0xFFFFFFFF if c is not None else (0x40000000 ^ (s << 31)) & 0xFFFFFFFF
@@ -299,7 +299,7 @@ def dw3x3_upper(acc: int, m: int, h: int, c: int | None) -> int:
 
 
 def test_dw3x3_rounding_low_word():
-    """The c fast.rounding_low_word picks keeps tinyaot_dw3x3_requant exact wherever the
+    """The c fast.rounding_low_word picks keeps tinyaot_requant_c exact wherever the
     accumulator that would make a choice wrong lies: in range, out of range, or at its
     border; and a choice it rejects does carry into the upper word there."""
     rng = np.random.default_rng(11)

@@ -37,9 +37,9 @@ static void pair_run_blocks(const struct tinyaot_pair_job *job, const struct pai
 		accumulate(job, at, &w, acc);
 		w += job->weights_step;
 		for (int32_t j = 0; j < n; j++) {
-			const int32_t *q = t + 4 + 3 * j;
-			const int32_t va = tinyaot_requant(acc[j], q[0], q[1], q[2]);
-			const int32_t vb = tinyaot_requant(acc[4 + j], q[0], q[1], q[2]);
+			const int32_t *q = t + 4 + 4 * j;
+			const int32_t va = tinyaot_requant_c(acc[j], q[0], q[1], q[2], q[3]);
+			const int32_t vb = tinyaot_requant_c(acc[4 + j], q[0], q[1], q[2], q[3]);
 
 			out_a[j] = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
 			out_b[j] = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
@@ -105,8 +105,8 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  * without spilling in the loop; so the loop is written out. One input step is 14
  * instructions for 8 multiply-accumulates (2 input loads, 4 weight loads, 8 MLA), unrolled 16
  * times (a run of an odd number of 8-step groups enters the loop in its middle); requantising a
- * channel of both pixels is 17 (tinyaot_requant() twice, see tinyaot/requant.h, with the output
- * saturated by SSAT).
+ * channel of both pixels is 13 (one LDM of its four words, then tinyaot_requant_c() twice, see
+ * tinyaot/requant.h, with the output saturated by SSAT).
  *
  * In the loop: r4-r7 pixel a's accumulators, r8-r11 pixel b's, r1 a, r2 b, r3 weights, r0 a's
  * byte, ip b's byte, lr a weight. Everything else lives in a frame below the saved registers,
@@ -185,32 +185,24 @@ __asm__(".equ pair_end16, 0\n"
 	"mla r7, lr, r0, r7\n\t"
 	"mla r11, lr, ip, r11\n"
 	".endm\n"
-	/* One channel of both pixels: accumulators a and b; r0 walks the channel's mult, high
-	 * and shift; r1 and r2 point at the outputs. r3, ip, lr and, once read, a are scratch; h
-	 * holds the channel's high: the b register of the channel before, free by then (the first
-	 * channel has none: its h goes in lr and is read again for b).
+	/* One channel of both pixels: accumulators a and b; r0 walks the table, r1 and r2 point
+	 * at the outputs. The channel's m, h, e - 1 and c go to four free registers in ascending
+	 * order (LDM), ip and lr are the low words; c then takes a's upper word, h b's.
 	 */
-	".macro pair_requant a, b, h\n\t"
-	"ldr r3, [r0], #4\n\t"
-	"ldr \\h, [r0], #4\n\t"
-	"and ip, \\a, #0x80000000\n\t"
-	"add lr, \\h, \\a, asr #31\n\t"
-	"eor ip, ip, #0x40000000\n\t"
-	"smlal ip, lr, \\a, r3\n\t"
-	"ldr ip, [r0], #4\n\t"
-	"asr lr, lr, ip\n\t"
-	"ssat lr, #8, lr\n\t"
-	"strb lr, [r1], #1\n\t"
-	".ifc \\h, lr\n\t"
-	"ldr lr, [r0, #-8]\n\t"
-	".endif\n\t"
-	"and \\a, \\b, #0x80000000\n\t"
-	"add lr, \\h, \\b, asr #31\n\t"
-	"eor \\a, \\a, #0x40000000\n\t"
-	"smlal \\a, lr, \\b, r3\n\t"
-	"asr lr, lr, ip\n\t"
-	"ssat lr, #8, lr\n\t"
-	"strb lr, [r2], #1\n"
+	".macro pair_requant a, b, m, h, e, c\n\t"
+	"ldmia r0!, {\\m, \\h, \\e, \\c}\n\t"
+	"eor ip, \\c, \\a, asr #31\n\t"
+	"eor lr, \\c, \\b, asr #31\n\t"
+	"add \\c, \\h, \\a, asr #31\n\t"
+	"add \\h, \\h, \\b, asr #31\n\t"
+	"smlal ip, \\c, \\a, \\m\n\t"
+	"smlal lr, \\h, \\b, \\m\n\t"
+	"asr \\c, \\c, \\e\n\t"
+	"asr \\h, \\h, \\e\n\t"
+	"ssat \\c, #8, \\c\n\t"
+	"ssat \\h, #8, \\h\n\t"
+	"strb \\c, [r1], #1\n\t"
+	"strb \\h, [r2], #1\n"
 	".endm\n"
 	/* Entry: the frame, and the job's fields that do not change (see above). r1 run,
 	 * r2 runs_end, r3 len, r4 weights, r5 weights_step, r6 table, r7 table_step, r8 out_a,
@@ -281,16 +273,22 @@ __asm__(".equ pair_end16, 0\n"
 	"add ip, sp, #pair_t\n\t"
 	"ldm ip, {r0-r2}\n\t"
 	"add r0, r0, #16\n\t"
-	"pair_requant r4, r8, lr\n\t"
-	"pair_requant r5, r9, r8\n\t"
-	"pair_requant r6, r10, r9\n\t"
-	"pair_requant r7, r11, r10\n\t"
+	/* Channel 0 needs six free registers: three of pixel b's accumulators wait on the
+	 * stack until enough are free again.
+	 */
+	"push {r9-r11}\n\t"
+	"pair_requant r4, r8, r3, r9, r10, r11\n\t"
+	"pop {r9}\n\t"
+	"pair_requant r5, r9, r3, r4, r8, r10\n\t"
+	"pop {r10, r11}\n\t"
+	"pair_requant r6, r10, r3, r4, r8, r9\n\t"
+	"pair_requant r7, r11, r3, r4, r5, r6\n\t"
 	/* Forward, the table, outputs and weights already point at the next block; reverse,
 	 * they step back over two.
 	 */
 	"ldr pc, [sp, #pair_adj]\n"
 	"\\rev:\n\t"
-	"sub r0, r0, #128\n\t"
+	"sub r0, r0, #160\n\t"
 	"sub r1, r1, #8\n\t"
 	"sub r2, r2, #8\n\t"
 	"ldr r3, [sp, #pair_w]\n\t"
@@ -741,8 +739,8 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 
 	job.weights = p->weights + first * depth;
 	job.weights_step = d->reverse ? -8 * depth : 0;
-	job.table = p->table + 4 * first;
-	job.table_step = d->reverse ? -64 : 64;
+	job.table = p->table + TINYAOT_CONV_FAST_TABLE / 4 * first;
+	job.table_step = (d->reverse ? -4 : 4) * TINYAOT_CONV_FAST_TABLE;
 	job.out_step = d->reverse ? -4 : 4;
 	job.blocks = blocks;
 	job.act_min = p->act_min;

@@ -35,7 +35,8 @@ static void dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t
 			}
 		}
 		for (int32_t i = 0; i < n; i++) {
-			const int32_t v = tinyaot_sat_s8(tinyaot_dw3x3_requant(acc[i], record));
+			const int32_t v = tinyaot_sat_s8(tinyaot_requant_c(
+				acc[i], record[4], record[5], record[6], record[7]));
 
 			stage[OUT + i * CH] = (int8_t)tinyaot_clamp_i32(v, lo, hi);
 		}
@@ -69,7 +70,7 @@ typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432) ? 1 : -1]
  * first product of every accumulator adds it), r2-r7 the accumulators, r8-r10 a kernel row's
  * weights, r11 an input; then r8-r10 and ip the channel's m, h, e - 1 and c, r11 and r1
  * scratch; lr walks the stage's slots. Per output: 6 instructions of requantisation and store
- * (tinyaot_dw3x3_requant, SSAT).
+ * (tinyaot_requant_c, SSAT).
  */
 __asm__(".altmacro\n"
 	".macro tdw_mla acc, w, add\n\t"

@@ -104,7 +104,7 @@ def requant_entry(
 
 
 def rounding_low_word(mult: int, acc: tuple[int, int]) -> int | None:
-    """c of tinyaot_dw3x3_requant (tinyaot/dwconv_fast.h) for a channel, or None.
+    """c of tinyaot_requant_c (tinyaot/requant.h) for a channel, or None.
 
     Its low word of the constant is 2^30 or -2^30 - 1 for c = 0x40000000, 2^30 - 1 or -2^30
     for c = 0x3fffffff: one off from tinyaot_requant's when the accumulator is negative, or
@@ -177,16 +177,31 @@ def padded(values: np.ndarray, length: int) -> np.ndarray:
     return np.concatenate([values, np.zeros((extra, *values.shape[1:]), dtype=values.dtype)])
 
 
-def block_table(bias: np.ndarray, rows: np.ndarray) -> ConstArray:
-    """Per block of four channels: bias[4], then (m, h, e - 1) of each (struct tinyaot_pair_job).
+def block_table(
+    bias: np.ndarray, rows: np.ndarray, low_words: list[int] | None = None
+) -> ConstArray:
+    """Per block of four channels: bias[4], then (m, h, e - 1) of each, and c when low_words
+    are given (tinyaot_requant_c; struct tinyaot_pair_job, struct fc_job).
 
-    Channels past the last are padded: bias 0, m 0, h 1, e - 1 = 1 (their outputs are 0).
+    Channels past the last are padded: bias 0, m 0, h 1, e - 1 = 1, c 2^30 (their outputs are 0).
     """
     blocks = (bias.size + 3) // 4
     b = padded(bias.astype(np.int64), 4 * blocks).reshape(blocks, 4)
-    pad = np.tile(np.array([[0, 1, 1]], dtype=np.int64), (4 * blocks - rows.shape[0], 1))
-    r = np.concatenate([rows, pad]).reshape(blocks, 12)
+    if low_words is not None:
+        rows = np.concatenate([rows, np.asarray(low_words, dtype=np.int64)[:, None]], axis=1)
+    pad_row = np.array([[0, 1, 1, 1 << 30][: rows.shape[1]]], dtype=np.int64)
+    pad = np.tile(pad_row, (4 * blocks - rows.shape[0], 1))
+    r = np.concatenate([rows, pad]).reshape(blocks, 4 * rows.shape[1])
     return ConstArray("int32_t", np.concatenate([b, r], axis=1).reshape(-1).astype(np.int32))
+
+
+def low_words(rq: Requant) -> list[int] | None:
+    """rounding_low_word of every channel, or None when one has none."""
+    words = [
+        rounding_low_word(int(m), (int(lo), int(hi)))
+        for m, lo, hi in zip(rq.rows[:, 0], rq.ranges[0], rq.ranges[1], strict=True)
+    ]
+    return None if None in words else [int(w) for w in words if w is not None]
 
 
 ADD_MIN_ELEMENTS = 512

@@ -51,6 +51,9 @@ enum tinyaot_conv_fast_mode {
 #define TINYAOT_CONV_FAST_PATCH_MAX 128
 #define TINYAOT_CONV_FAST_RUNS_MAX  16
 
+/* int32 words of a block's table: 4 biases, then 4 per channel. */
+#define TINYAOT_CONV_FAST_TABLE 20
+
 struct tinyaot_conv_fast_params {
 	struct tinyaot_conv_dims d;
 	int32_t mode;             /* enum tinyaot_conv_fast_mode */
@@ -61,8 +64,9 @@ struct tinyaot_conv_fast_params {
 	 * four weights, one per channel of the block, in (ky, kx, ic) order.
 	 */
 	const int8_t *weights;
-	/* Per block: the four channels' bias + input offset * sum of weights, then their mult,
-	 * high and shift for tinyaot_requant() (out_c rounded up, padding channels zero).
+	/* Per block (TINYAOT_CONV_FAST_TABLE words): the four channels' bias + input offset * sum
+	 * of weights, then their mult, high, shift and c for tinyaot_requant_c() (out_c rounded
+	 * up, padding channels zero).
 	 */
 	const int32_t *table;
 	/* 1: the weights are in the layout of the DSP routine instead: per block, per half
@@ -87,8 +91,8 @@ struct tinyaot_pair_job {
 	int32_t len;                   /* bytes per run */
 	const int8_t *weights;         /* the first block's weights */
 	int32_t weights_step;          /* added after a block: 0 forward, -8 * depth reverse */
-	const int32_t *table;          /* the first block's bias[4], then 4 x (mult, high, shift) */
-	int32_t table_step;            /* bytes to the next block's table: 64 or -64 */
+	const int32_t *table;          /* the first block's bias[4], 4 x (mult, high, shift, c) */
+	int32_t table_step;            /* bytes to the next block's table: 80 or -80 */
 	int8_t *out_a, *out_b;         /* the first block's outputs of pixel a and b */
 	int32_t out_step;              /* added to out_a, out_b after a block: 4 or -4 */
 	int32_t blocks;                /* number of blocks, at least 1 */

@@ -33,7 +33,7 @@
  * Per channel, eight int32 words: the bias with the input zero point folded in; the nine
  * weights in (ky, kx) order as bytes of words 1-3, least significant first, then three zero
  * bytes; m, h and e - 1 of tinyaot/requant.h; and c, the low word of the rounding constant
- * (tinyaot_dw3x3_requant).
+ * (tinyaot_requant_c).
  */
 #define TINYAOT_DW3X3_RECORD 8
 
@@ -61,23 +61,6 @@ struct tinyaot_dwconv_fast_params {
 	tinyaot_dw3x3_fn *tail;  /* for the narrower last group of a row; NULL when none */
 	const int32_t *records;  /* TINYAOT_DW3X3_RECORD words per channel */
 };
-
-/*
- * The requantisation of tinyaot/requant.h with the sign term of the constant's low word
- * taken as c ^ s (s = -1 for a negative accumulator, else 0): for c = 0x40000000 it is 2^30
- * or -2^30 - 1, for c = 0x3fffffff 2^30 - 1 or -2^30. The compiler picks for each channel a
- * c for which no accumulator in its range lands on the one sum where that 1 would carry
- * into the upper word, which saves an instruction per output.
- */
-static inline int32_t tinyaot_dw3x3_requant(int32_t acc, const int32_t *record)
-{
-	const uint32_t s = 0u - ((uint32_t)acc >> 31);
-	const uint32_t lo = (uint32_t)record[7] ^ s;
-	const uint64_t k = ((uint64_t)((uint32_t)record[5] + s) << 32) | lo;
-	const uint64_t x = k + (uint64_t)((int64_t)acc * record[4]);
-
-	return (int32_t)(uint32_t)(x >> 32) >> record[6];
-}
 
 void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_params *p, const int8_t *input,
 			    int8_t *output);

@@ -21,10 +21,13 @@
 #include <arm_acle.h>
 #endif
 
-/* The fast kernels read three int32 per output channel, in this order. */
+/* The fast kernels read three int32 per output channel, in this order (and the convolution's
+ * and depthwise convolution's a fourth, c of tinyaot_requant_c).
+ */
 #define TINYAOT_REQUANT_MULT  0 /* m */
 #define TINYAOT_REQUANT_HIGH  1 /* h = 2^(e-2) + output_offset * 2^(e-1) */
 #define TINYAOT_REQUANT_SHIFT 2 /* e - 1 */
+#define TINYAOT_REQUANT_LOW   3 /* c */
 
 static inline int32_t tinyaot_sat_s8(int32_t x)
 {
@@ -41,6 +44,24 @@ static inline int32_t tinyaot_requant(int32_t acc, int32_t mult, int32_t high, i
 	/* s = -1 for a negative accumulator, else 0; the low word of k is 2^30 or -2^30. */
 	const uint32_t s = 0u - ((uint32_t)acc >> 31);
 	const uint32_t lo = 0x40000000u ^ (s << 31);
+	const uint64_t k = ((uint64_t)((uint32_t)high + s) << 32) | lo;
+	const uint64_t x = k + (uint64_t)((int64_t)acc * mult);
+
+	return (int32_t)(uint32_t)(x >> 32) >> shift;
+}
+
+/*
+ * tinyaot_requant with the low word of the constant taken as c ^ s: for c = 0x40000000 it is
+ * 2^30 or -2^30 - 1, for c = 0x3fffffff 2^30 - 1 or -2^30, one instruction (EOR) instead of
+ * two. The compiler picks for each channel a c for which no accumulator in its range lands
+ * on the one sum where that 1 would carry into the upper word (scripts/tinyaot/fast.py,
+ * rounding_low_word).
+ */
+static inline int32_t tinyaot_requant_c(int32_t acc, int32_t mult, int32_t high, int32_t shift,
+					int32_t c)
+{
+	const uint32_t s = 0u - ((uint32_t)acc >> 31);
+	const uint32_t lo = (uint32_t)c ^ s;
 	const uint64_t k = ((uint64_t)((uint32_t)high + s) << 32) | lo;
 	const uint64_t x = k + (uint64_t)((int64_t)acc * mult);
 

@@ -159,11 +159,8 @@ def lower_fast(
     rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
     if rq is None:
         return None
-    low_words = [
-        fast.rounding_low_word(int(m), (int(lo), int(hi)))
-        for m, lo, hi in zip(rq.rows[:, 0], rq.ranges[0], rq.ranges[1], strict=True)
-    ]
-    if None in low_words:
+    low_words = fast.low_words(rq)
+    if low_words is None:
         return None
     # The widest group is the cheapest per output; a narrow row goes whole.
     ow = dims["out_w"]
