@@ -104,7 +104,8 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  * pointer and three operands take all fourteen registers, which no C compiler allocates
  * without spilling in the loop; so the loop is written out. One input step is 14
  * instructions for 8 multiply-accumulates (2 input loads, 4 weight loads, 8 MLA), unrolled 16
- * times (a run of an odd number of 8-step groups enters the loop in its middle); requantising a
+ * times (a run of an odd number of 8-step groups enters the loop in its middle), and the last
+ * 0 to 7 steps of a run enter seven straight ones at the right one; requantising a
  * channel of both pixels is 13 (one LDM of its four words, then tinyaot_requant_c() twice, see
  * tinyaot/requant.h, with the output saturated by SSAT).
  *
@@ -114,20 +115,19 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  * the run length splits into 16-step, 8-step and single steps; one run or several; forward or
  * reverse), so that a block pays for none of those tests. The frame, offsets from sp:
  *
- *   end16      0  a's address where the current run's unrolled steps end
- *   end        4  a's address where the current run ends
- *   next       8  the next run's pair of pointers
- *   run0      12  the first run's
+ *   t          0  the block's table, then out_a and out_b (an LDM or STM from sp)
+ *   run0      12  the first run's pair of pointers
  *   runs_end  16
  *   unr       20  the run length rounded down to a multiple of 8
- *   rest      24  the rest, 0 to 7
  *   wstep     28  weights_step
  *   a0, b0    32  one run only: its two pointers
  *   w         40  the block's weights
- *   t         44  the block's table, then out_a and out_b
+ *   end16     44  a's address where the current run's unrolled steps end
+ *   end       48  a's address where the current run ends
+ *   next      52  the next run's pair of pointers
  *   tend      56  the table after the last block
  *   entry     60  where a run starts: the 16-step or 8-step loop, or `after`
- *   after     64  after the unrolled steps: the single steps, or `nextrun`
+ *   after     64  after the unrolled steps: into the single steps, or `nextrun`
  *   nextrun   68  after a run: the next run, or the requantisation
  *   start     72  a block's first run: the only one, or the first of several
  *   adj       76  after the requantisation: forward, or reverse
@@ -138,17 +138,18 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  */
 void tinyaot_pair_run_t2(const struct tinyaot_pair_job *job);
 
-__asm__(".equ pair_end16, 0\n"
-	".equ pair_end, 4\n"
-	".equ pair_next, 8\n"
+__asm__(".equ pair_t, 0\n"
 	".equ pair_run0, 12\n"
 	".equ pair_runs_end, 16\n"
 	".equ pair_unr, 20\n"
-	".equ pair_rest, 24\n"
+	/* Every instruction of pair_step has a 32-bit encoding. */
+	".equ pair_step_bytes, 56\n"
 	".equ pair_wstep, 28\n"
 	".equ pair_a0, 32\n"
 	".equ pair_w, 40\n"
-	".equ pair_t, 44\n"
+	".equ pair_end16, 44\n"
+	".equ pair_end, 48\n"
+	".equ pair_next, 52\n"
 	".equ pair_tend, 56\n"
 	".equ pair_entry, 60\n"
 	".equ pair_after, 64\n"
@@ -216,8 +217,7 @@ __asm__(".equ pair_end16, 0\n"
 	"str r2, [sp, #pair_runs_end]\n\t"
 	"str r5, [sp, #pair_wstep]\n\t"
 	"str r4, [sp, #pair_w]\n\t"
-	"add ip, sp, #pair_t\n\t"
-	"stm ip, {r6, r8, r9}\n\t"
+	"stm sp, {r6, r8, r9}\n\t"
 	"mla ip, r7, r11, r6\n\t"
 	"str ip, [sp, #pair_tend]\n\t"
 	"str r6, [sp, #pair_t0]\n\t"
@@ -270,8 +270,7 @@ __asm__(".equ pair_end16, 0\n"
 	 */
 	".macro pair_finish rev, fwd, block, frame, end\n\t"
 	"str r3, [sp, #pair_w]\n\t"
-	"add ip, sp, #pair_t\n\t"
-	"ldm ip, {r0-r2}\n\t"
+	"ldm sp, {r0-r2}\n\t"
 	"add r0, r0, #16\n\t"
 	/* Channel 0 needs six free registers: three of pixel b's accumulators wait on the
 	 * stack until enough are free again.
@@ -296,8 +295,7 @@ __asm__(".equ pair_end16, 0\n"
 	"add r3, r3, ip\n\t"
 	"str r3, [sp, #pair_w]\n"
 	"\\fwd:\n\t"
-	"add ip, sp, #pair_t\n\t"
-	"stm ip, {r0-r2}\n\t"
+	"stm sp, {r0-r2}\n\t"
 	"ldr ip, [sp, #pair_tend]\n\t"
 	"cmp r0, ip\n\t"
 	"bne \\block\n\t"
@@ -327,8 +325,7 @@ __asm__(".equ pair_end16, 0\n"
 	"ldr r0, [sp, #pair_t0]\n\t"
 	"ldr r3, [sp, #pair_w0]\n\t"
 	"str r3, [sp, #pair_w]\n\t"
-	"add ip, sp, #pair_t\n\t"
-	"stm ip, {r0-r2}\n\t"
+	"stm sp, {r0-r2}\n\t"
 	"b \\block\n"
 	"8:\n\t"
 	"add sp, sp, #\\frame\n\t"
@@ -345,14 +342,16 @@ __asm__(".equ pair_end16, 0\n"
 	"tinyaot_pair_run_t2:\n\t"
 	"pair_enter pair_frame\n\t"
 	"and ip, r3, #7\n\t"
-	"str ip, [sp, #pair_rest]\n\t"
 	"bic r3, r3, #7\n\t"
 	"str r3, [sp, #pair_unr]\n\t"
 	"pair_runs pair_end16, .Lpair_single, .Lpair_req, .Lpair_multi, .Lpair_next\n\t"
+	/* The last rest steps of the seven straight ones, each PAIR_STEP bytes. */
 	"ldr r4, [sp, #pair_nextrun]\n\t"
 	"cmp ip, #0\n\t"
 	"beq 3f\n\t"
-	"adr r4, .Lpair_tail\n\t"
+	"adr r4, .Lpair_tail0\n\t"
+	"movs r5, #pair_step_bytes\n\t"
+	"mls r4, r5, ip, r4\n\t"
 	"orr r4, r4, #1\n"
 	"3:\n\t"
 	"str r4, [sp, #pair_after]\n\t"
@@ -398,15 +397,15 @@ __asm__(".equ pair_end16, 0\n"
 	"cmp r1, lr\n\t"
 	"bne .Lpair_16\n\t"
 	"ldr pc, [sp, #pair_after]\n"
-	".Lpair_tail:\n\t"
-	"ldr r0, [sp, #pair_rest]\n\t"
-	"add r0, r1, r0\n\t"
-	"str r0, [sp, #pair_end]\n"
-	".Lpair_1:\n\t"
+	".rept 6\n\t"
 	"pair_step\n\t"
-	"ldr lr, [sp, #pair_end]\n\t"
-	"cmp r1, lr\n\t"
-	"bne .Lpair_1\n\t"
+	".endr\n"
+	".Lpair_tail1:\n\t"
+	"pair_step\n"
+	".Lpair_tail0:\n\t"
+	".if .Lpair_tail0 - .Lpair_tail1 - pair_step_bytes\n\t"
+	".error \"pair_step is not pair_step_bytes long\"\n\t"
+	".endif\n\t"
 	"ldr pc, [sp, #pair_nextrun]\n"
 	".Lpair_next:\n\t"
 	"ldr r0, [sp, #pair_next]\n\t"

@@ -316,8 +316,9 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t ch = d->in_c;
 	const int32_t s = d->stride_w;
+	const int32_t row_bytes = d->in_w * ch;
 	const int32_t per_row = (d->out_w + p->group - 1) / p->group;
-	const int32_t groups = d->batches * d->out_h * per_row;
+	const int32_t lines = d->batches * d->out_h;
 	/* Whole chunks can be read and written a word at a time (ch is a multiple of 4). */
 	const int aligned = (uintptr_t)input % 4 == 0;
 	const int aligned_out = (uintptr_t)output % 4 == 0;
@@ -332,38 +333,46 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 
 	k.zp4 = ((uint32_t)p->zero_point & 0xffu) * 0x01010101u;
 	k.ch = ch;
-	for (int32_t g = 0; g < groups; g++) {
-		const int32_t gi = d->reverse ? groups - 1 - g : g;
-		const int32_t line = gi / per_row;
-		const int32_t ox0 = (gi - line * per_row) * p->group;
-		const int32_t n = ox0 + p->group < d->out_w ? p->group : d->out_w - ox0;
-		const int32_t b = line / d->out_h;
+	for (int32_t t = 0; t < lines; t++) {
+		const int32_t line = d->reverse ? lines - 1 - t : t;
+		const int32_t b = d->batches > 1 ? line / d->out_h : 0;
 		const int32_t y0 = (line - b * d->out_h) * d->stride_h - d->pad_h;
-		const int32_t x0 = ox0 * s - d->pad_w;
-		const int8_t *in_b = input + b * d->in_h * d->in_w * ch;
-		int8_t *const out = output + (line * d->out_w + ox0) * ch;
-		tinyaot_dw3x3_fn *const fn = n == p->group ? p->block : p->tail;
+		const int8_t *const in_b = input + b * d->in_h * row_bytes;
+		/* The window's three input rows, NULL where padded. */
+		const int8_t *row[3];
 
-		k.cols = (n - 1) * s + 3;
-		k.ja = x0 < 0 ? -x0 : 0;
-		k.jb = x0 + k.cols > d->in_w ? d->in_w - x0 : k.cols;
-		for (int32_t c0 = 0; c0 < ch; c0 += CH) {
-			const int32_t nc = ch - c0 < CH ? ch - c0 : CH;
-			/* The chunk's channels take the last nc slots. */
-			int8_t *const slot = stage + (CH - nc);
+		for (int32_t r = 0; r < 3; r++) {
+			const int32_t y = y0 + r;
+
+			row[r] = y >= 0 && y < d->in_h ? in_b + y * row_bytes : NULL;
+		}
+		for (int32_t u = 0; u < per_row; u++) {
+			const int32_t ox0 = (d->reverse ? per_row - 1 - u : u) * p->group;
+			const int32_t n = ox0 + p->group < d->out_w ? p->group : d->out_w - ox0;
+			const int32_t x0 = ox0 * s - d->pad_w;
+			int8_t *const out = output + (line * d->out_w + ox0) * ch;
+			tinyaot_dw3x3_fn *const fn = n == p->group ? p->block : p->tail;
 			const int8_t *rows[3];
 
+			k.cols = (n - 1) * s + 3;
+			k.ja = x0 < 0 ? -x0 : 0;
+			k.jb = x0 + k.cols > d->in_w ? d->in_w - x0 : k.cols;
 			for (int32_t r = 0; r < 3; r++) {
-				const int32_t y = y0 + r;
-
-				rows[r] = y >= 0 && y < d->in_h
-						  ? in_b + (y * d->in_w + x0 + k.ja) * ch + c0
-						  : NULL;
+				rows[r] = row[r] != NULL ? row[r] + (x0 + k.ja) * ch : NULL;
 			}
-			k.words = nc / 4;
-			dw3x3_stage(slot, rows, nc, &k, aligned);
-			fn(p->records + TINYAOT_DW3X3_RECORD * c0, slot, n, p);
-			dw3x3_write(out + c0, ch, slot + OUT, n, nc, aligned_out);
+			for (int32_t c0 = 0; c0 < ch; c0 += CH) {
+				const int32_t nc = ch - c0 < CH ? ch - c0 : CH;
+				/* The chunk's channels take the last nc slots. */
+				int8_t *const slot = stage + (CH - nc);
+
+				k.words = nc / 4;
+				dw3x3_stage(slot, rows, nc, &k, aligned);
+				fn(p->records + TINYAOT_DW3X3_RECORD * c0, slot, n, p);
+				dw3x3_write(out + c0, ch, slot + OUT, n, nc, aligned_out);
+				for (int32_t r = 0; r < 3; r++) {
+					rows[r] = rows[r] != NULL ? rows[r] + CH : NULL;
+				}
+			}
 		}
 	}
 }
