@@ -60,6 +60,18 @@ struct dw_cols {
 	int32_t words;  /* the chunk's channels / 4 */
 };
 
+/* A group of output pixels, at its current chunk (the Thumb-2 chunk loop reads it by offset). */
+struct dw_group {
+	struct dw_cols k;
+	const int8_t *rows[3];  /* the chunk's window rows at column ja; NULL where padded */
+	const int32_t *records; /* the chunk's first channel's record */
+	int8_t *out;            /* the chunk's first channel of the group's first output */
+	int32_t n;              /* outputs */
+	tinyaot_dw3x3_fn *fn;   /* the block routine for n outputs */
+	const struct tinyaot_dwconv_fast_params *p;
+	int32_t chunks; /* chunks of `k.words` words from this one on */
+};
+
 #if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
 /* The assembly below has the stage's geometry built in: rows 144 bytes apart, outputs at 432. */
 typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432) ? 1 : -1];
@@ -220,6 +232,94 @@ __asm__(".macro tdw_zero\n\t"
 	"pop {r4-r11, pc}\n\t"
 	".size dw3x3_stage_t2, .-dw3x3_stage_t2\n\t"
 	".popsection\n");
+
+typedef char dw_group_layout
+	[(offsetof(struct dw_group, rows) == 24 && offsetof(struct dw_group, records) == 36 &&
+	  offsetof(struct dw_group, out) == 40 && offsetof(struct dw_group, n) == 44 &&
+	  offsetof(struct dw_group, fn) == 48 && offsetof(struct dw_group, p) == 52 &&
+	  offsetof(struct dw_group, chunks) == 56)
+		 ? 1
+		 : -1];
+
+/*
+ * dw3x3_chunks_t2(g, slot) runs every chunk of a group whose chunks are all 16 channels, or
+ * one of 8, with word-aligned input and output: stage (dw3x3_stage_t2), block routine, then
+ * the outputs copied from the stage to the output tensor, an LDM and an STM each. It is the C
+ * loop of tinyaot_dwconv_fast_s8 without its per-chunk calls and tests. r4 = g, r5 = slot,
+ * r6 the chunks left; r7, r8, ip and lr carry the copies.
+ */
+void dw3x3_chunks_t2(struct dw_group *g, int8_t *slot);
+
+__asm__(".pushsection .text.dw3x3_chunks_t2,\"ax\",%progbits\n\t"
+	".syntax unified\n\t"
+	".thumb\n\t"
+	".p2align 2\n\t"
+	".type dw3x3_chunks_t2, %function\n\t"
+	".thumb_func\n"
+	"dw3x3_chunks_t2:\n\t"
+	"push {r4-r8, lr}\n\t"
+	"mov r4, r0\n\t"
+	"mov r5, r1\n\t"
+	"ldr r6, [r4, #56]\n"
+	"1:\n\t"
+	"mov r0, r5\n\t"
+	"add r1, r4, #24\n\t"
+	"mov r2, r4\n\t"
+	"bl dw3x3_stage_t2\n\t"
+	"ldr r0, [r4, #36]\n\t"
+	"mov r1, r5\n\t"
+	"ldr r2, [r4, #44]\n\t"
+	"ldr r3, [r4, #52]\n\t"
+	"ldr ip, [r4, #48]\n\t"
+	"blx ip\n\t"
+	"ldr r0, [r4, #40]\n\t"
+	"ldr r1, [r4, #4]\n\t"
+	"add r2, r5, #432\n\t"
+	"ldr r3, [r4, #44]\n\t"
+	"ldr ip, [r4, #20]\n\t"
+	"cmp ip, #4\n\t"
+	"bne 3f\n"
+	"2:\n\t"
+	"ldm r2, {r7, r8, ip, lr}\n\t"
+	"add r2, r2, #16\n\t"
+	"stm r0, {r7, r8, ip, lr}\n\t"
+	"add r0, r0, r1\n\t"
+	"subs r3, r3, #1\n\t"
+	"bne 2b\n\t"
+	"b 4f\n"
+	"3:\n\t"
+	"ldrd r7, r8, [r2], #16\n\t"
+	"strd r7, r8, [r0]\n\t"
+	"add r0, r0, r1\n\t"
+	"subs r3, r3, #1\n\t"
+	"bne 3b\n"
+	"4:\n\t"
+	"subs r6, r6, #1\n\t"
+	"beq 5f\n\t"
+	/* The next chunk: 16 channels on in records, outputs and (where not padding) rows. */
+	"ldr r0, [r4, #36]\n\t"
+	"add r0, r0, #16 * 4 * 8\n\t"
+	"str r0, [r4, #36]\n\t"
+	"ldr r0, [r4, #40]\n\t"
+	"add r0, r0, #16\n\t"
+	"str r0, [r4, #40]\n\t"
+	"add ip, r4, #24\n\t"
+	"ldm ip, {r0-r2}\n\t"
+	"cmp r0, #0\n\t"
+	"it ne\n\t"
+	"addne r0, r0, #16\n\t"
+	"cmp r1, #0\n\t"
+	"it ne\n\t"
+	"addne r1, r1, #16\n\t"
+	"cmp r2, #0\n\t"
+	"it ne\n\t"
+	"addne r2, r2, #16\n\t"
+	"stm ip, {r0-r2}\n\t"
+	"b 1b\n"
+	"5:\n\t"
+	"pop {r4-r8, pc}\n\t"
+	".size dw3x3_chunks_t2, .-dw3x3_chunks_t2\n\t"
+	".popsection\n");
 #define DW_STAGE_T2 1
 #else
 #define DW3X3_C(s, n)                                                                              \
@@ -328,11 +428,16 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 		int8_t b[OUT + WIDEST * CH + CH - 1];
 	} raw;
 	int8_t *const stage = raw.b + ((CH - (uintptr_t)raw.b % CH) % CH);
+	struct dw_group g;
 
-	struct dw_cols k;
+#if DW_STAGE_T2
+	/* The chunk loop in assembly: chunks all of 16 channels, or one of 8. */
+	const int t2 = aligned && aligned_out && (ch % CH == 0 || ch == 8);
+#endif
 
-	k.zp4 = ((uint32_t)p->zero_point & 0xffu) * 0x01010101u;
-	k.ch = ch;
+	g.k.zp4 = ((uint32_t)p->zero_point & 0xffu) * 0x01010101u;
+	g.k.ch = ch;
+	g.p = p;
 	for (int32_t t = 0; t < lines; t++) {
 		const int32_t line = d->reverse ? lines - 1 - t : t;
 		const int32_t b = d->batches > 1 ? line / d->out_h : 0;
@@ -348,29 +453,37 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 		}
 		for (int32_t u = 0; u < per_row; u++) {
 			const int32_t ox0 = (d->reverse ? per_row - 1 - u : u) * p->group;
-			const int32_t n = ox0 + p->group < d->out_w ? p->group : d->out_w - ox0;
 			const int32_t x0 = ox0 * s - d->pad_w;
-			int8_t *const out = output + (line * d->out_w + ox0) * ch;
-			tinyaot_dw3x3_fn *const fn = n == p->group ? p->block : p->tail;
-			const int8_t *rows[3];
 
-			k.cols = (n - 1) * s + 3;
-			k.ja = x0 < 0 ? -x0 : 0;
-			k.jb = x0 + k.cols > d->in_w ? d->in_w - x0 : k.cols;
+			g.n = ox0 + p->group < d->out_w ? p->group : d->out_w - ox0;
+			g.fn = g.n == p->group ? p->block : p->tail;
+			g.out = output + (line * d->out_w + ox0) * ch;
+			g.records = p->records;
+			g.k.cols = (g.n - 1) * s + 3;
+			g.k.ja = x0 < 0 ? -x0 : 0;
+			g.k.jb = x0 + g.k.cols > d->in_w ? d->in_w - x0 : g.k.cols;
 			for (int32_t r = 0; r < 3; r++) {
-				rows[r] = row[r] != NULL ? row[r] + (x0 + k.ja) * ch : NULL;
+				g.rows[r] = row[r] != NULL ? row[r] + (x0 + g.k.ja) * ch : NULL;
 			}
+#if DW_STAGE_T2
+			if (t2) {
+				g.k.words = ch == 8 ? 2 : 4;
+				g.chunks = ch == 8 ? 1 : ch / CH;
+				dw3x3_chunks_t2(&g, stage + (CH - 4 * g.k.words));
+				continue;
+			}
+#endif
 			for (int32_t c0 = 0; c0 < ch; c0 += CH) {
 				const int32_t nc = ch - c0 < CH ? ch - c0 : CH;
 				/* The chunk's channels take the last nc slots. */
 				int8_t *const slot = stage + (CH - nc);
 
-				k.words = nc / 4;
-				dw3x3_stage(slot, rows, nc, &k, aligned);
-				fn(p->records + TINYAOT_DW3X3_RECORD * c0, slot, n, p);
-				dw3x3_write(out + c0, ch, slot + OUT, n, nc, aligned_out);
+				g.k.words = nc / 4;
+				dw3x3_stage(slot, g.rows, nc, &g.k, aligned);
+				g.fn(p->records + TINYAOT_DW3X3_RECORD * c0, slot, g.n, p);
+				dw3x3_write(g.out + c0, ch, slot + OUT, g.n, nc, aligned_out);
 				for (int32_t r = 0; r < 3; r++) {
-					rows[r] = rows[r] != NULL ? rows[r] + CH : NULL;
+					g.rows[r] = g.rows[r] != NULL ? g.rows[r] + CH : NULL;
 				}
 			}
 		}
