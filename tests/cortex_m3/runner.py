@@ -93,7 +93,7 @@ BOARD_PREFERENCE: list[str] = ["lm3s6965evb", "mps2-an385"]
 
 # Stack bytes a firmware must leave free to be given a board: lm3s6965evb.ld's __min_stack_size,
 # so that a firmware choose_board() accepts also links. The deepest stack measured on any
-# shared model is about 1.2 KB (RunResult.stack; test_models.STACK_BUDGET), well inside it.
+# shared model is about 0.9 KB (RunResult.stack; test_models.STACK_BUDGET), well inside it.
 STACK_RESERVE = 4096
 
 # Object file name prefixes given by compile_sources(), by which flash_split() attributes

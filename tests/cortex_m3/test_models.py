@@ -207,9 +207,9 @@ def test_board_fits_the_firmware(runs: dict[str, Case], model: Path) -> None:
     assert max(result.stack) <= runner.STACK_RESERVE
 
 
-# The stack an invoke may use, as README.md states it; the depthwise kernel's window stage and
-# group buffer are most of it.
-STACK_BUDGET = 1280
+# The stack an invoke may use, as README.md states it; the depthwise kernel's window stage is
+# most of it (896 bytes measured on VWW at -O2).
+STACK_BUDGET = 1024
 
 
 @pytest.mark.parametrize("opt", OPTS)
