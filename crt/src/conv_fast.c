@@ -121,7 +121,6 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   unr       20  the run length rounded down to a multiple of 8
  *   wstep     28  weights_step
  *   a0, b0    32  one run only: its two pointers
- *   w         40  the block's weights
  *   end16     44  a's address where the current run's unrolled steps end
  *   end       48  a's address where the current run ends
  *   next      52  the next run's pair of pointers
@@ -146,7 +145,6 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_step_bytes, 56\n"
 	".equ pair_wstep, 28\n"
 	".equ pair_a0, 32\n"
-	".equ pair_w, 40\n"
 	".equ pair_end16, 44\n"
 	".equ pair_end, 48\n"
 	".equ pair_next, 52\n"
@@ -216,7 +214,6 @@ __asm__(".equ pair_t, 0\n"
 	"str r1, [sp, #pair_run0]\n\t"
 	"str r2, [sp, #pair_runs_end]\n\t"
 	"str r5, [sp, #pair_wstep]\n\t"
-	"str r4, [sp, #pair_w]\n\t"
 	"stm sp, {r6, r8, r9}\n\t"
 	"mla ip, r7, r11, r6\n\t"
 	"str ip, [sp, #pair_tend]\n\t"
@@ -269,19 +266,19 @@ __asm__(".equ pair_t, 0\n"
 	 * end the frame slot where one run ends.
 	 */
 	".macro pair_finish rev, fwd, block, frame, end\n\t"
-	"str r3, [sp, #pair_w]\n\t"
 	"ldm sp, {r0-r2}\n\t"
 	"add r0, r0, #16\n\t"
-	/* Channel 0 needs six free registers: three of pixel b's accumulators wait on the
-	 * stack until enough are free again.
+	/* Channel 0 needs six free registers: the weights pointer and three of pixel b's
+	 * accumulators wait on the stack until enough are free again.
 	 */
-	"push {r9-r11}\n\t"
+	"push {r3, r9-r11}\n\t"
 	"pair_requant r4, r8, r3, r9, r10, r11\n\t"
-	"pop {r9}\n\t"
+	"ldr r9, [sp, #4]\n\t"
 	"pair_requant r5, r9, r3, r4, r8, r10\n\t"
-	"pop {r10, r11}\n\t"
+	"ldrd r10, r11, [sp, #8]\n\t"
 	"pair_requant r6, r10, r3, r4, r8, r9\n\t"
 	"pair_requant r7, r11, r3, r4, r5, r6\n\t"
+	"ldr r3, [sp], #16\n\t"
 	/* Forward, the table, outputs and weights already point at the next block; reverse,
 	 * they step back over two.
 	 */
@@ -290,10 +287,8 @@ __asm__(".equ pair_t, 0\n"
 	"sub r0, r0, #160\n\t"
 	"sub r1, r1, #8\n\t"
 	"sub r2, r2, #8\n\t"
-	"ldr r3, [sp, #pair_w]\n\t"
 	"ldr ip, [sp, #pair_wstep]\n\t"
-	"add r3, r3, ip\n\t"
-	"str r3, [sp, #pair_w]\n"
+	"add r3, r3, ip\n"
 	"\\fwd:\n\t"
 	"stm sp, {r0-r2}\n\t"
 	"ldr ip, [sp, #pair_tend]\n\t"
@@ -324,7 +319,6 @@ __asm__(".equ pair_t, 0\n"
 	"strd r1, r2, [sp, #pair_oa0]\n\t"
 	"ldr r0, [sp, #pair_t0]\n\t"
 	"ldr r3, [sp, #pair_w0]\n\t"
-	"str r3, [sp, #pair_w]\n\t"
 	"stm sp, {r0-r2}\n\t"
 	"b \\block\n"
 	"8:\n\t"
@@ -371,12 +365,14 @@ __asm__(".equ pair_t, 0\n"
 	"6:\n\t"
 	"orr r4, r4, #1\n\t"
 	"str r4, [sp, #pair_adj]\n\t"
-	"mov r0, r6\n"
-	/* A block, r0 its table: the bias in both pixels' accumulators, then the runs. */
+	"mov r0, r6\n\t"
+	"ldr r3, [sp, #pair_w0]\n"
+	/* A block, r0 its table, r3 its weights: the bias in both pixels' accumulators, then
+	 * the runs.
+	 */
 	".Lpair_block:\n\t"
 	"ldmia r0!, {r4-r7}\n\t"
 	"ldmdb r0, {r8-r11}\n\t"
-	"ldr r3, [sp, #pair_w]\n\t"
 	"ldr pc, [sp, #pair_start]\n"
 	".Lpair_single:\n\t"
 	"ldrd r1, r2, [sp, #pair_a0]\n\t"
@@ -496,13 +492,15 @@ __asm__(".equ dsp_half, 112\n"
 	"adrlt r4, .Ldsp_rev\n\t"
 	"orr r4, r4, #1\n\t"
 	"str r4, [sp, #pair_adj]\n\t"
-	"mov r0, r6\n"
-	/* A block, r0 its table: the bias of its first two channels, then the runs. */
+	"mov r0, r6\n\t"
+	"ldr r3, [sp, #pair_w0]\n"
+	/* A block, r0 its table, r3 its weights: the bias of its first two channels, then the
+	 * runs.
+	 */
 	".Ldsp_block:\n\t"
 	"ldrd r4, r5, [r0]\n\t"
 	"mov r6, r4\n\t"
 	"mov r7, r5\n\t"
-	"ldr r3, [sp, #pair_w]\n\t"
 	"ldr pc, [sp, #pair_start]\n"
 	".Ldsp_single:\n\t"
 	"ldrd r1, r2, [sp, #pair_a0]\n\t"
