@@ -79,7 +79,8 @@ typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432) ? 1 : -1]
 /*
  * Thumb-2 block routines, one per stride and width, written out by assembler macros: GCC
  * spills the C one's accumulators. r0 = records, r1 = stage. Per channel: r1 the bias (the
- * first product of every accumulator adds it), r2-r7 the accumulators, r8-r10 a kernel row's
+ * first product of every accumulator adds it; loading it moves r0 to the record's m, with the
+ * weights 12 to 4 bytes below), r2-r7 the accumulators, r8-r10 a kernel row's
  * weights, r11 an input; then r8-r10 and ip the channel's m, h, e - 1 and c, r11 and r1
  * scratch; lr walks the stage's slots. Per output: 6 instructions of requantisation and store
  * (tinyaot_requant_c, SSAT).
@@ -92,9 +93,9 @@ __asm__(".altmacro\n"
 	 * once, multiplied into every output whose window holds it.
 	 */
 	".macro tdw_row n, s, r\n\t"
-	"ldrsb r8, [r0], #1\n\t"
-	"ldrsb r9, [r0], #1\n\t"
-	"ldrsb r10, [r0], #1\n\t"
+	"ldrsb r8, [r0, #(r * 3 - 12)]\n\t"
+	"ldrsb r9, [r0, #(r * 3 - 11)]\n\t"
+	"ldrsb r10, [r0, #(r * 3 - 10)]\n\t"
 	".set tdw_col, 0\n\t"
 	".rept (n - 1) * s + 3\n\t"
 	"ldrsb r11, [lr, #(r * 144 + tdw_col * 16)]\n\t"
@@ -133,11 +134,10 @@ __asm__(".altmacro\n"
 	"push {r4-r11, lr}\n\t"
 	"mov lr, r1\n"
 	"1:\n\t"
-	"ldr r1, [r0], #4\n\t"
+	"ldr r1, [r0], #16\n\t"
 	"tdw_row n, s, 0\n\t"
 	"tdw_row n, s, 1\n\t"
 	"tdw_row n, s, 2\n\t"
-	"add r0, r0, #3\n\t"
 	"ldmia r0!, {r8, r9, r10, ip}\n\t"
 	".set tdw_i, 0\n\t"
 	".rept n\n\t"
