@@ -64,6 +64,10 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_1x1_c12": (conv(8, (1, 1), 1, "same"), [1, 3, 5, 12], CONV),
     # Pointwise with stride 2, nine pixels (the last pair is one pixel).
     "conv_1x1_s2": (conv(12, (1, 1), 2, "same"), [1, 6, 6, 8], CONV),
+    # The last of 15 pixels alone (the pixel routine): runs of 6 bytes (a 4-step group and two
+    # single steps) and of 3 (single steps only).
+    "conv_1x1_odd_k6": (conv(8, (1, 1), 1, "same"), [1, 3, 5, 6], CONV),
+    "conv_1x1_odd_k3": (conv(4, (1, 1), 1, "same"), [1, 5, 3, 3], CONV),
     # Three input channels: whole windows read in place, clipped ones copied.
     "conv_3x3_c3": (conv(8, (3, 3), 1, "same"), [1, 7, 6, 3], CONV),
     # Output channels not a multiple of four: the last block is partial (C loop).

@@ -554,6 +554,105 @@ __asm__(".equ dsp_half, 112\n"
 	".popsection\n");
 #endif
 
+/*
+ * One pixel and one run (a pointwise layer's or a patch's last pixel, when the pixel count is
+ * odd): the pair routine would compute it twice, as pixel a and b. Here a step is 1 input load,
+ * 4 weight loads and 4 MLA, unrolled 4 times (8 would cost another 144 bytes of code); requantising
+ * a channel is 7 (an LDM of its four words, tinyaot_requant_c, SSAT). Same job fields, same table
+ * and weight layout (not the DSP one). r0 the input, r1 the weights, r2 the table, r3 the output,
+ * r4-r7 the accumulators, r8 an input, r9 a weight, r11 the blocks left; ip and lr the ends of the
+ * unrolled and the single steps. The frame: the input, both ends, then what each block adds to the
+ * weights, table and output pointers (0 forward; back over two blocks in reverse).
+ */
+void tinyaot_pixel_run_t2(const struct tinyaot_pair_job *job);
+
+/* The assembly below has the table's size built in: 80 bytes a block. */
+typedef char tinyaot_pixel_table_layout[TINYAOT_CONV_FAST_TABLE == 20 ? 1 : -1];
+
+__asm__(".macro pixel_step\n\t"
+	"ldrsb r8, [r0], #1\n\t"
+	"ldrsb r9, [r1], #1\n\t"
+	"mla r4, r9, r8, r4\n\t"
+	"ldrsb r9, [r1], #1\n\t"
+	"mla r5, r9, r8, r5\n\t"
+	"ldrsb r9, [r1], #1\n\t"
+	"mla r6, r9, r8, r6\n\t"
+	"ldrsb r9, [r1], #1\n\t"
+	"mla r7, r9, r8, r7\n"
+	".endm\n"
+	".macro pixel_requant acc\n\t"
+	"ldmia r2!, {r8, r9, r10, ip}\n\t"
+	"eor r0, ip, \\acc, asr #31\n\t"
+	"add lr, r9, \\acc, asr #31\n\t"
+	"smlal r0, lr, \\acc, r8\n\t"
+	"asr lr, lr, r10\n\t"
+	"ssat lr, #8, lr\n\t"
+	"strb lr, [r3], #1\n"
+	".endm\n"
+	".pushsection .text.tinyaot_pixel_run_t2,\"ax\",%progbits\n\t"
+	".syntax unified\n\t"
+	".thumb\n\t"
+	".p2align 2\n\t"
+	".global tinyaot_pixel_run_t2\n\t"
+	".hidden tinyaot_pixel_run_t2\n\t"
+	".type tinyaot_pixel_run_t2, %function\n\t"
+	".thumb_func\n"
+	"tinyaot_pixel_run_t2:\n\t"
+	"push {r4-r11, lr}\n\t"
+	"sub sp, sp, #24\n\t"
+	"ldr r4, [r0, #0]\n\t"
+	"ldr r4, [r4]\n\t"
+	"ldr r5, [r0, #8]\n\t"
+	"add r6, r4, r5\n\t"
+	"bic r5, r5, #3\n\t"
+	"add r5, r4, r5\n\t"
+	"stm sp, {r4-r6}\n\t"
+	"ldr r1, [r0, #12]\n\t"
+	"ldr r4, [r0, #16]\n\t"
+	"ldr r2, [r0, #20]\n\t"
+	"ldr r5, [r0, #24]\n\t"
+	"sub r5, r5, #80\n\t"
+	"ldr r3, [r0, #28]\n\t"
+	"ldr r6, [r0, #36]\n\t"
+	"sub r6, r6, #4\n\t"
+	"add r7, sp, #12\n\t"
+	"stm r7, {r4-r6}\n\t"
+	"ldr r11, [r0, #40]\n"
+	"1:\n\t"
+	"ldmia r2!, {r4-r7}\n\t"
+	"ldm sp, {r0, ip, lr}\n\t"
+	"cmp r0, ip\n\t"
+	"beq 3f\n"
+	"2:\n\t"
+	".rept 4\n\t"
+	"pixel_step\n\t"
+	".endr\n\t"
+	"cmp r0, ip\n\t"
+	"bne 2b\n"
+	"3:\n\t"
+	"cmp r0, lr\n\t"
+	"beq 5f\n"
+	"4:\n\t"
+	"pixel_step\n\t"
+	"cmp r0, lr\n\t"
+	"bne 4b\n"
+	"5:\n\t"
+	"pixel_requant r4\n\t"
+	"pixel_requant r5\n\t"
+	"pixel_requant r6\n\t"
+	"pixel_requant r7\n\t"
+	"add r10, sp, #12\n\t"
+	"ldm r10, {r8, r9, ip}\n\t"
+	"add r1, r1, r8\n\t"
+	"add r2, r2, r9\n\t"
+	"add r3, r3, ip\n\t"
+	"subs r11, r11, #1\n\t"
+	"bne 1b\n\t"
+	"add sp, sp, #24\n\t"
+	"pop {r4-r11, pc}\n\t"
+	".size tinyaot_pixel_run_t2, .-tinyaot_pixel_run_t2\n\t"
+	".popsection\n");
+
 /* The assembly reads the job by these offsets. */
 typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 0 &&
 				      offsetof(struct tinyaot_pair_job, runs_end) == 4 &&
@@ -577,11 +676,24 @@ tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
 	return job->act_min == -128 && job->act_max == 127 && job->last == 4 ? tinyaot_pair_run_t2
 									     : pair_run_c;
 }
+
+/* The routine for a job of one pixel (a = b) and one run, given the pair routine: the pixel
+ * routine where the pair routine is the Thumb-2 one (same weight layout, same clamp).
+ */
+static tinyaot_pair_fn conv_fast_single(tinyaot_pair_fn run)
+{
+	return run == tinyaot_pair_run_t2 ? tinyaot_pixel_run_t2 : run;
+}
 #else
 tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
 {
 	(void)job;
 	return pair_run_c;
+}
+
+static tinyaot_pair_fn conv_fast_single(tinyaot_pair_fn run)
+{
+	return run;
 }
 #endif
 
@@ -775,7 +887,7 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 			buf.run[1] = buf.run[0] + (odd ? 0 : d->in_c);
 			job.out_a = output + ia * d->out_c + first;
 			job.out_b = job.out_a + (odd ? 0 : d->out_c);
-			run(&job);
+			(odd ? conv_fast_single(run) : run)(&job);
 		}
 		return;
 	}
@@ -830,7 +942,8 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 		job.pair_out = dir * 2 * d->out_c;
 		job.out_a = output + ia * d->out_c + first;
 		job.out_b = output + ib * d->out_c + first;
-		run(&job);
+		/* The last pixel of an odd count, alone: with one run, the pixel routine. */
+		(ia == ib && job.runs_end - job.run == 2 ? conv_fast_single(run) : run)(&job);
 		t += count;
 	}
 }
