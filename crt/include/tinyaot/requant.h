@@ -21,13 +21,11 @@
 #include <arm_acle.h>
 #endif
 
-/* The fast kernels read three int32 per output channel, in this order (and the convolution's
- * and depthwise convolution's a fourth, c of tinyaot_requant_c).
+/*
+ * The fast kernels' tables hold per output channel, in this order: m; h = 2^(e-2) +
+ * output_offset * 2^(e-1); e - 1; and, for the convolution and depthwise convolution, c of
+ * tinyaot_requant_c. The kernels' assembly reads them by offset.
  */
-#define TINYAOT_REQUANT_MULT  0 /* m */
-#define TINYAOT_REQUANT_HIGH  1 /* h = 2^(e-2) + output_offset * 2^(e-1) */
-#define TINYAOT_REQUANT_SHIFT 2 /* e - 1 */
-#define TINYAOT_REQUANT_LOW   3 /* c */
 
 static inline int32_t tinyaot_sat_s8(int32_t x)
 {
