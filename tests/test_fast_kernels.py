@@ -24,6 +24,7 @@ import tflite_builder as tb
 import tfmodels
 from harness import split_outputs
 from host import runner as host
+from reference import MODELS as SHARED
 from reference import Reference
 from tinyaot import codegen, fast, frontend, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
@@ -87,6 +88,11 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # ReLU6: TF's converter gives the output the range [0, 6], so the clamp is all of int8
     # (BUILT_CASES below clamp inside it).
     "conv_relu6": (conv(8, (3, 3), 1, "same", "relu6"), [1, 6, 6, 8], CONV),
+    # ReLU (zero point -128) gives line tables (fast.line_entry): pointwise with an odd pixel
+    # (the pixel routine), single steps of the pixel routine, a partial block (the C loop).
+    "conv_1x1_relu": (conv(24, (1, 1), 1, "same", "relu"), [1, 5, 7, 16], CONV),
+    "conv_1x1_odd_k6_relu": (conv(8, (1, 1), 1, "same", "relu"), [1, 3, 5, 6], CONV),
+    "conv_3x3_s2_oc6_relu": (conv(6, (3, 3), 2, "same", "relu"), [1, 9, 9, 16], CONV),
     # Depthwise: a row of five, four chunks of 16 channels (KWS's shape).
     "dw_s1_w5": (dwconv((3, 3), 1, "same"), [1, 5, 5, 64], DWCONV),
     # Stride 2 with a padded right column, eight channels.
@@ -100,6 +106,9 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # Stride 2, VALID, rows of three.
     "dw_s2_valid": (dwconv((3, 3), 2, "valid"), [1, 7, 7, 24], DWCONV),
     "dw_relu6": (dwconv((3, 3), 1, "same", act="relu6"), [1, 6, 6, 16], DWCONV),
+    # Line records: stride 2 with tails of 1, and a partial chunk (the C chunk loop).
+    "dw_s2_w5_relu": (dwconv((3, 3), 2, "same", act="relu"), [1, 5, 10, 8], DWCONV),
+    "dw_valid_c20_relu": (dwconv((3, 3), 1, "valid", act="relu"), [1, 6, 11, 20], DWCONV),
     # The other block widths: 4, then 6 with a tail of 2 (12 channels: one partial chunk);
     # stride 2: 4 with tails of 1 and 2.
     "dw_s1_w4": (dwconv((3, 3), 1, "same"), [1, 3, 4, 16], DWCONV),
@@ -378,3 +387,96 @@ def test_clamped_cases_clamp(models):
             assert params["block"].name == "tinyaot_dw3x3_c"
         else:
             assert not isinstance(params["weights"], ByTarget)
+
+
+def test_line_tables_where_relu(models):
+    """The cases whose clamp is a ReLU's get line tables and routines; the others keep
+    tinyaot_requant_c's."""
+    for name, (_, _, kernel) in CASES.items():
+        if kernel not in (CONV, DWCONV):
+            continue
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        params = c.steps[-1].call.params
+        relu = "relu" in name
+        assert params["line"] == int(relu), name
+        if kernel == DWCONV:
+            assert params["block"].name.startswith("tinyaot_dw3x3_line_") == relu, name
+
+
+def shared_requants(name: str) -> list[tuple[np.ndarray, fast.Requant, int, list, list]]:
+    """Every fast conv or depthwise layer's exact_requant arguments and result, compiling name."""
+    seen = []
+    real = fast.exact_requant
+
+    def spy(weights, bias, zero_points, mults, shifts):
+        rq = real(weights, bias, zero_points, mults, shifts)
+        if rq is not None:
+            seen.append((weights, rq, zero_points[1], list(mults), list(shifts)))
+        return rq
+
+    fast.exact_requant = spy
+    try:
+        compile_graph(frontend.load(SHARED / f"{name}.tflite"), Options(name="m"), name)
+    finally:
+        fast.exact_requant = real
+    return seen
+
+
+@pytest.mark.parametrize("name", ["mlperf_tiny_kws_dscnn_int8", "mlperf_tiny_vww_mobilenetv1_int8"])
+def test_line_exact_on_shared_models(name):
+    """Every ReLU layer of KWS and VWW has a line, and for three channels of each layer it gives
+    TFLite's output for every accumulator in the channel's range."""
+    lines = 0
+    for weights, rq, offset, mults, shifts in shared_requants(name):
+        rows = fast.line_rows(weights, rq, mults, shifts, offset)
+        if offset != -128:
+            continue
+        assert rows is not None
+        lines += 1
+        for ch in np.linspace(0, len(mults) - 1, 3).astype(int).tolist():
+            lo, hi = int(rq.ranges[0][ch]), int(rq.ranges[1][ch])
+            b, m, h = (int(v) for v in rows[ch])
+            acc = np.arange(lo, hi + 1, dtype=np.int64)
+            assert acc[0] + b >= 0 and acc[-1] + b <= fast.INT32_MAX
+            # tinyaot_requant_line: the upper word of h * 2^32 + (acc + b) * (m + 1), shifted
+            # and saturated by SSAT.
+            got = np.clip(((h << 32) + (acc + b) * (m + 1)) >> (32 + fast.LINE_SHIFT), -128, 127)
+            want = fast.clamped(acc, mults[ch], shifts[ch], offset)
+            assert np.array_equal(got, want), (name, ch)
+    assert lines >= 9
+
+
+def test_line_entry_random():
+    """Where line_entry gives a line for random channels, it is exact over the whole range and
+    within the headroom; under a zero point of -128 it nearly always gives one."""
+    rng = np.random.default_rng(5)
+    found = tried = 0
+    for _ in range(300):
+        mult = int(rng.integers(1 << 30, 1 << 31))
+        # Multipliers from 2^-15 to 2^-3: m + 1 <= 2^31 leaves LINE_SHIFT + 1 bits of headroom.
+        shift = -int(rng.integers(3, 15))
+        offset = int(rng.choice([-128, -128, int(rng.integers(-128, 128))]))
+        lo = -int(rng.integers(0, 1 << 17))
+        hi = int(rng.integers(0, 1 << 17))
+        headroom = int(rng.choice([1 << 30, -lo + int(rng.integers(0, 1 << 20))]))
+        entry = fast.line_entry(mult, shift, offset, (lo, hi), headroom)
+        tried += offset == -128
+        if entry is None:
+            continue
+        found += offset == -128
+        b, m, h = entry
+        assert max(-lo, 0) <= b <= headroom and 0 <= m <= fast.INT32_MAX
+        acc = np.arange(lo, hi + 1, dtype=np.int64)
+        got = np.clip(((h << 32) + (acc + b) * (m + 1)) >> (32 + fast.LINE_SHIFT), -128, 127)
+        assert np.array_equal(got, fast.clamped(acc, mult, shift, offset)), (mult, shift, lo, hi)
+    assert found >= 0.9 * tried
+
+
+def test_least_multiple():
+    """fast.least_multiple against a search, on every small case of n < 40."""
+    for n in range(1, 40):
+        for a in range(n):
+            for lo in range(n):
+                for hi in range(lo, n):
+                    want = next((x for x in range(n) if lo <= a * x % n <= hi), None)
+                    assert fast.least_multiple(a, n, lo, hi) == want, (a, n, lo, hi)

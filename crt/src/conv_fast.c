@@ -37,9 +37,13 @@ static void pair_run_blocks(const struct tinyaot_pair_job *job, const struct pai
 		accumulate(job, at, &w, acc);
 		w += job->weights_step;
 		for (int32_t j = 0; j < n; j++) {
-			const int32_t *q = t + 4 + 4 * j;
-			const int32_t va = tinyaot_requant_c(acc[j], q[0], q[1], q[2], q[3]);
-			const int32_t vb = tinyaot_requant_c(acc[4 + j], q[0], q[1], q[2], q[3]);
+			const int32_t *q = t + 4 + (job->line ? 2 : 4) * j;
+			const int32_t va =
+				job->line ? tinyaot_requant_line(acc[j], q[0], q[1])
+					  : tinyaot_requant_c(acc[j], q[0], q[1], q[2], q[3]);
+			const int32_t vb =
+				job->line ? tinyaot_requant_line(acc[4 + j], q[0], q[1])
+					  : tinyaot_requant_c(acc[4 + j], q[0], q[1], q[2], q[3]);
 
 			out_a[j] = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
 			out_b[j] = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
@@ -107,7 +111,8 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  * times (a run of an odd number of 8-step groups enters the loop in its middle), and the last
  * 0 to 7 steps of a run enter seven straight ones at the right one; requantising a
  * channel of both pixels is 13 (one LDM of its four words, then tinyaot_requant_c() twice, see
- * tinyaot/requant.h, with the output saturated by SSAT).
+ * tinyaot/requant.h, with the output saturated by SSAT), or 8 with a line table (job->line: one
+ * LDM of m and h, a copy of h, then SMLAL, SSAT and STRB per pixel, tinyaot_requant_line()).
  *
  * In the loop: r4-r7 pixel a's accumulators, r8-r11 pixel b's, r1 a, r2 b, r3 weights, r0 a's
  * byte, ip b's byte, lr a weight. Everything else lives in a frame below the saved registers,
@@ -119,8 +124,10 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   run0      12  the first run's pair of pointers
  *   runs_end  16
  *   unr       20  the run length rounded down to a multiple of 8
+ *   req       24  the requantisation of the job's table: sign (requant_c) or line
  *   wstep     28  weights_step
  *   a0, b0    32  one run only: its two pointers
+ *   w         40  the weights pointer, during the line requantisation
  *   end16     44  a's address where the current run's unrolled steps end
  *   end       48  a's address where the current run ends
  *   next      52  the next run's pair of pointers
@@ -134,6 +141,7 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   t0, w0    92  the first block's table and weights
  *   oa0, ob0 100  the current pair's first outputs
  *   off      108  added to the runs' pointers: pair_step times the pairs done
+ *   tback    112  reverse: added to the table after a block, back to the one before it
  */
 void tinyaot_pair_run_t2(const struct tinyaot_pair_job *job);
 
@@ -141,10 +149,12 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_run0, 12\n"
 	".equ pair_runs_end, 16\n"
 	".equ pair_unr, 20\n"
+	".equ pair_req, 24\n"
 	/* Every instruction of pair_step has a 32-bit encoding. */
 	".equ pair_step_bytes, 56\n"
 	".equ pair_wstep, 28\n"
 	".equ pair_a0, 32\n"
+	".equ pair_w, 40\n"
 	".equ pair_end16, 44\n"
 	".equ pair_end, 48\n"
 	".equ pair_next, 52\n"
@@ -161,7 +171,8 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_w0, 96\n"
 	".equ pair_oa0, 100\n"
 	".equ pair_off, 108\n"
-	".equ pair_frame, 112\n"
+	".equ pair_tback, 112\n"
+	".equ pair_frame, 116\n"
 	/* Stores the address of a local label, with the Thumb bit, at a frame offset. */
 	".macro pair_set off, label\n\t"
 	"adr r4, \\label\n\t"
@@ -203,6 +214,17 @@ __asm__(".equ pair_t, 0\n"
 	"strb \\c, [r1], #1\n\t"
 	"strb \\h, [r2], #1\n"
 	".endm\n"
+	/* The same with a line table: the channel's m to r3, h to ip and a copy to lr. */
+	".macro pair_line a, b\n\t"
+	"ldmia r0!, {r3, ip}\n\t"
+	"mov lr, ip\n\t"
+	"smlal \\a, lr, \\a, r3\n\t"
+	"smlal \\b, ip, \\b, r3\n\t"
+	"ssat lr, #8, lr, asr #2\n\t"
+	"ssat ip, #8, ip, asr #2\n\t"
+	"strb lr, [r1], #1\n\t"
+	"strb ip, [r2], #1\n"
+	".endm\n"
 	/* Entry: the frame, and the job's fields that do not change (see above). r1 run,
 	 * r2 runs_end, r3 len, r4 weights, r5 weights_step, r6 table, r7 table_step, r8 out_a,
 	 * r9 out_b, r10 out_step, r11 blocks; r1-r7 stay as loaded.
@@ -227,11 +249,24 @@ __asm__(".equ pair_t, 0\n"
 	"ldr ip, [r0, #64]\n\t"
 	"str ip, [sp, #pair_pout]\n\t"
 	"movs ip, #0\n\t"
-	"str ip, [sp, #pair_off]\n"
+	"str ip, [sp, #pair_off]\n\t"
+	"lsl ip, r7, #1\n\t"
+	"str ip, [sp, #pair_tback]\n"
+	".endm\n"
+	/* Where the requantisation starts for the job's table: sign or line. */
+	".macro pair_req sign, line\n\t"
+	"ldr r4, [r0, #68]\n\t"
+	"adr r0, \\sign\n\t"
+	"cbz r4, 1f\n\t"
+	"adr r0, \\line\n"
+	"1:\n\t"
+	"orr r0, r0, #1\n\t"
+	"str r0, [sp, #pair_req]\n"
 	".endm\n"
 	/* One run (pointwise, or a copied window) or several: where a block's runs start
-	 * (single, multi) and where to go after a run (after_single, after_multi). One run's
-	 * pointers, and where it ends (r3 bytes on, stored at end), are the same every block.
+	 * (single, multi) and where to go after a run (the frame slot after_single, the label
+	 * after_multi). One run's pointers, and where it ends (r3 bytes on, stored at end), are
+	 * the same every block.
 	 */
 	".macro pair_runs end, single, after_single, multi, after_multi\n\t"
 	"sub r5, r2, r1\n\t"
@@ -241,7 +276,8 @@ __asm__(".equ pair_t, 0\n"
 	"strd r4, r5, [sp, #pair_a0]\n\t"
 	"add r4, r4, r3\n\t"
 	"str r4, [sp, #\\end]\n\t"
-	"pair_set pair_nextrun, \\after_single\n\t"
+	"ldr r4, [sp, #\\after_single]\n\t"
+	"str r4, [sp, #pair_nextrun]\n\t"
 	"pair_set pair_start, \\single\n\t"
 	"b 2f\n"
 	"1:\n\t"
@@ -284,7 +320,8 @@ __asm__(".equ pair_t, 0\n"
 	 */
 	"ldr pc, [sp, #pair_adj]\n"
 	"\\rev:\n\t"
-	"sub r0, r0, #160\n\t"
+	"ldr ip, [sp, #pair_tback]\n\t"
+	"add r0, r0, ip\n\t"
 	"sub r1, r1, #8\n\t"
 	"sub r2, r2, #8\n\t"
 	"ldr ip, [sp, #pair_wstep]\n\t"
@@ -325,6 +362,20 @@ __asm__(".equ pair_t, 0\n"
 	"add sp, sp, #\\frame\n\t"
 	"pop {r4-r11, pc}\n"
 	".endm\n"
+	/* pair_finish's requantisation for a line table, then on as pair_finish goes. The weights
+	 * pointer waits in the frame; the accumulators need no room to wait.
+	 */
+	".macro pair_finish_line\n\t"
+	"str r3, [sp, #pair_w]\n\t"
+	"ldm sp, {r0-r2}\n\t"
+	"add r0, r0, #16\n\t"
+	"pair_line r4, r8\n\t"
+	"pair_line r5, r9\n\t"
+	"pair_line r6, r10\n\t"
+	"pair_line r7, r11\n\t"
+	"ldr r3, [sp, #pair_w]\n\t"
+	"ldr pc, [sp, #pair_adj]\n"
+	".endm\n"
 	".pushsection .text.tinyaot_pair_run_t2,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
@@ -335,10 +386,11 @@ __asm__(".equ pair_t, 0\n"
 	".thumb_func\n"
 	"tinyaot_pair_run_t2:\n\t"
 	"pair_enter pair_frame\n\t"
+	"pair_req .Lpair_req, .Lpair_req_line\n\t"
 	"and ip, r3, #7\n\t"
 	"bic r3, r3, #7\n\t"
 	"str r3, [sp, #pair_unr]\n\t"
-	"pair_runs pair_end16, .Lpair_single, .Lpair_req, .Lpair_multi, .Lpair_next\n\t"
+	"pair_runs pair_end16, .Lpair_single, pair_req, .Lpair_multi, .Lpair_next\n\t"
 	/* The last rest steps of the seven straight ones, each PAIR_STEP bytes. */
 	"ldr r4, [sp, #pair_nextrun]\n\t"
 	"cmp ip, #0\n\t"
@@ -407,9 +459,12 @@ __asm__(".equ pair_t, 0\n"
 	"ldr r0, [sp, #pair_next]\n\t"
 	"ldr ip, [sp, #pair_runs_end]\n\t"
 	"cmp r0, ip\n\t"
-	"bne .Lpair_run\n"
+	"bne .Lpair_run\n\t"
+	"ldr pc, [sp, #pair_req]\n"
 	".Lpair_req:\n\t"
-	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame, pair_end16\n\t"
+	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame, pair_end16\n"
+	".Lpair_req_line:\n\t"
+	"pair_finish_line\n\t"
 	".size tinyaot_pair_run_t2, .-tinyaot_pair_run_t2\n\t"
 	".popsection\n");
 
@@ -429,13 +484,15 @@ __asm__(".equ pair_t, 0\n"
  * In the loop: r4, r5 pixel a's accumulators of the half's two channels, r6, r7 pixel b's, r1 a,
  * r2 b, r3 weights; r8, r0 a's input pairs, r9, ip b's, r10, lr a channel's weight pairs. The
  * frame is the Thumb-2 routine's, with `unr` holding the whole run length, `end` the current
- * run's end, and two more slots: the half being run and the first half's accumulators.
+ * run's end, and three more slots: the half being run, the first half's accumulators and where
+ * a block of one run goes after it.
  */
 void tinyaot_pair_run_dsp(const struct tinyaot_pair_job *job);
 
-__asm__(".equ dsp_half, 112\n"
-	".equ dsp_acc, 116\n"
-	".equ dsp_frame, 136\n"
+__asm__(".equ dsp_half, 116\n"
+	".equ dsp_acc, 120\n"
+	".equ dsp_after, 136\n"
+	".equ dsp_frame, 140\n"
 	".macro dsp_step\n\t"
 	"ldr r0, [r1], #4\n\t"
 	"ldr ip, [r2], #4\n\t"
@@ -468,10 +525,12 @@ __asm__(".equ dsp_half, 112\n"
 	".thumb_func\n"
 	"tinyaot_pair_run_dsp:\n\t"
 	"pair_enter dsp_frame\n\t"
+	"pair_req .Ldsp_req, .Ldsp_req_line\n\t"
 	"str r3, [sp, #pair_unr]\n\t"
 	"movs r4, #0\n\t"
 	"str r4, [sp, #dsp_half]\n\t"
-	"pair_runs pair_end, .Ldsp_single, .Ldsp_half, .Ldsp_multi, .Ldsp_next\n\t"
+	"pair_set dsp_after, .Ldsp_half\n\t"
+	"pair_runs pair_end, .Ldsp_single, dsp_after, .Ldsp_multi, .Ldsp_next\n\t"
 	/* A run of 16q + 4r bytes enters the four-step loop at step (4 - r) mod 4. */
 	"ubfx r3, r3, #2, #2\n\t"
 	"adr r4, .Ldsp_s0\n\t"
@@ -549,7 +608,11 @@ __asm__(".equ dsp_half, 112\n"
 	"mov r7, r5\n\t"
 	"add r0, sp, #dsp_acc\n\t"
 	"ldm r0, {r4, r5, r8, r9}\n\t"
-	"pair_finish .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame, pair_end\n\t"
+	"ldr pc, [sp, #pair_req]\n"
+	".Ldsp_req:\n\t"
+	"pair_finish .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame, pair_end\n"
+	".Ldsp_req_line:\n\t"
+	"pair_finish_line\n\t"
 	".size tinyaot_pair_run_dsp, .-tinyaot_pair_run_dsp\n\t"
 	".popsection\n");
 #endif
@@ -558,16 +621,18 @@ __asm__(".equ dsp_half, 112\n"
  * One pixel and one run (a pointwise layer's or a patch's last pixel, when the pixel count is
  * odd): the pair routine would compute it twice, as pixel a and b. Here a step is 1 input load,
  * 4 weight loads and 4 MLA, unrolled 4 times (8 would cost another 144 bytes of code); requantising
- * a channel is 7 (an LDM of its four words, tinyaot_requant_c, SSAT). Same job fields, same table
- * and weight layout (not the DSP one). r0 the input, r1 the weights, r2 the table, r3 the output,
- * r4-r7 the accumulators, r8 an input, r9 a weight, r11 the blocks left; ip and lr the ends of the
- * unrolled and the single steps. The frame: the input, both ends, then what each block adds to the
- * weights, table and output pointers (0 forward; back over two blocks in reverse).
+ * a channel is 7 (an LDM of its four words, tinyaot_requant_c, SSAT), or 4 with a line table.
+ * Same job fields, same tables and weight layout (not the DSP one). r0 the input, r1 the weights,
+ * r2 the table, r3 the output, r4-r7 the accumulators, r8 an input, r9 a weight, r11 the blocks
+ * left; ip and lr the ends of the unrolled and the single steps. The frame: the input, both ends,
+ * then what each block adds to the weights, table and output pointers (0 forward; back over two
+ * blocks in reverse), and where the requantisation for the job's table starts.
  */
 void tinyaot_pixel_run_t2(const struct tinyaot_pair_job *job);
 
-/* The assembly below has the table's size built in: 80 bytes a block. */
-typedef char tinyaot_pixel_table_layout[TINYAOT_CONV_FAST_TABLE == 20 ? 1 : -1];
+/* The assembly below has the tables' sizes built in: 80 and 48 bytes a block. */
+typedef char tinyaot_pixel_table_layout
+	[TINYAOT_CONV_FAST_TABLE == 20 && TINYAOT_CONV_FAST_LINE_TABLE == 12 ? 1 : -1];
 
 __asm__(".macro pixel_step\n\t"
 	"ldrsb r8, [r0], #1\n\t"
@@ -589,6 +654,12 @@ __asm__(".macro pixel_step\n\t"
 	"ssat lr, #8, lr\n\t"
 	"strb lr, [r3], #1\n"
 	".endm\n"
+	".macro pixel_line acc\n\t"
+	"ldmia r2!, {r8, r9}\n\t"
+	"smlal \\acc, r9, \\acc, r8\n\t"
+	"ssat r9, #8, r9, asr #2\n\t"
+	"strb r9, [r3], #1\n"
+	".endm\n"
 	".pushsection .text.tinyaot_pixel_run_t2,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
@@ -599,7 +670,7 @@ __asm__(".macro pixel_step\n\t"
 	".thumb_func\n"
 	"tinyaot_pixel_run_t2:\n\t"
 	"push {r4-r11, lr}\n\t"
-	"sub sp, sp, #24\n\t"
+	"sub sp, sp, #28\n\t"
 	"ldr r4, [r0, #0]\n\t"
 	"ldr r4, [r4]\n\t"
 	"ldr r5, [r0, #8]\n\t"
@@ -610,14 +681,21 @@ __asm__(".macro pixel_step\n\t"
 	"ldr r1, [r0, #12]\n\t"
 	"ldr r4, [r0, #16]\n\t"
 	"ldr r2, [r0, #20]\n\t"
-	"ldr r5, [r0, #24]\n\t"
-	"sub r5, r5, #80\n\t"
 	"ldr r3, [r0, #28]\n\t"
 	"ldr r6, [r0, #36]\n\t"
 	"sub r6, r6, #4\n\t"
+	"ldr r11, [r0, #40]\n\t"
+	"ldr r5, [r0, #24]\n\t"
+	"ldr r7, [r0, #68]\n\t"
+	"adr r8, 6f\n\t"
+	"sub r5, r5, #80\n\t"
+	"cbz r7, 7f\n\t"
+	"adr r8, 8f\n\t"
+	"add r5, r5, #32\n"
+	"7:\n\t"
+	"orr r8, r8, #1\n\t"
 	"add r7, sp, #12\n\t"
-	"stm r7, {r4-r6}\n\t"
-	"ldr r11, [r0, #40]\n"
+	"stm r7, {r4-r6, r8}\n"
 	"1:\n\t"
 	"ldmia r2!, {r4-r7}\n\t"
 	"ldm sp, {r0, ip, lr}\n\t"
@@ -637,10 +715,19 @@ __asm__(".macro pixel_step\n\t"
 	"cmp r0, lr\n\t"
 	"bne 4b\n"
 	"5:\n\t"
+	"ldr pc, [sp, #24]\n"
+	"6:\n\t"
 	"pixel_requant r4\n\t"
 	"pixel_requant r5\n\t"
 	"pixel_requant r6\n\t"
 	"pixel_requant r7\n\t"
+	"b 9f\n"
+	"8:\n\t"
+	"pixel_line r4\n\t"
+	"pixel_line r5\n\t"
+	"pixel_line r6\n\t"
+	"pixel_line r7\n"
+	"9:\n\t"
 	"add r10, sp, #12\n\t"
 	"ldm r10, {r8, r9, ip}\n\t"
 	"add r1, r1, r8\n\t"
@@ -648,10 +735,13 @@ __asm__(".macro pixel_step\n\t"
 	"add r3, r3, ip\n\t"
 	"subs r11, r11, #1\n\t"
 	"bne 1b\n\t"
-	"add sp, sp, #24\n\t"
+	"add sp, sp, #28\n\t"
 	"pop {r4-r11, pc}\n\t"
 	".size tinyaot_pixel_run_t2, .-tinyaot_pixel_run_t2\n\t"
 	".popsection\n");
+
+/* The line requantisation's SSAT shifts by 2 (asr #2 above). */
+typedef char tinyaot_line_shift[TINYAOT_LINE_SHIFT == 2 ? 1 : -1];
 
 /* The assembly reads the job by these offsets. */
 typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 0 &&
@@ -667,7 +757,8 @@ typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 
 				      offsetof(struct tinyaot_pair_job, blocks) == 40 &&
 				      offsetof(struct tinyaot_pair_job, pairs) == 56 &&
 				      offsetof(struct tinyaot_pair_job, pair_step) == 60 &&
-				      offsetof(struct tinyaot_pair_job, pair_out) == 64)
+				      offsetof(struct tinyaot_pair_job, pair_out) == 64 &&
+				      offsetof(struct tinyaot_pair_job, line) == 68)
 					     ? 1
 					     : -1];
 
@@ -848,8 +939,11 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 
 	job.weights = p->weights + first * depth;
 	job.weights_step = d->reverse ? -8 * depth : 0;
-	job.table = p->table + TINYAOT_CONV_FAST_TABLE / 4 * first;
-	job.table_step = (d->reverse ? -4 : 4) * TINYAOT_CONV_FAST_TABLE;
+	const int32_t table = p->line ? TINYAOT_CONV_FAST_LINE_TABLE : TINYAOT_CONV_FAST_TABLE;
+
+	job.line = p->line;
+	job.table = p->table + table / 4 * first;
+	job.table_step = (d->reverse ? -4 : 4) * table;
 	job.out_step = d->reverse ? -4 : 4;
 	job.blocks = blocks;
 	job.act_min = p->act_min;

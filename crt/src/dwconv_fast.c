@@ -18,7 +18,7 @@ static inline int32_t dw3x3_weight(const int32_t *record, int32_t k)
 
 /* The portable block routine: the reference for the Thumb-2 ones below. */
 static void dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t s, int32_t lo,
-			int32_t hi)
+			int32_t hi, int32_t line)
 {
 	do {
 		int32_t acc[WIDEST];
@@ -35,12 +35,13 @@ static void dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t
 			}
 		}
 		for (int32_t i = 0; i < n; i++) {
-			const int32_t v = tinyaot_sat_s8(tinyaot_requant_c(
-				acc[i], record[4], record[5], record[6], record[7]));
+			const int32_t v = line ? tinyaot_requant_line(acc[i], record[4], record[5])
+					       : tinyaot_requant_c(acc[i], record[4], record[5],
+								   record[6], record[7]);
 
 			stage[OUT + i * CH] = (int8_t)tinyaot_clamp_i32(v, lo, hi);
 		}
-		record += TINYAOT_DW3X3_RECORD;
+		record += line ? TINYAOT_DW3X3_LINE_RECORD : TINYAOT_DW3X3_RECORD;
 		stage++;
 	} while ((uintptr_t)stage % CH != 0);
 }
@@ -48,7 +49,7 @@ static void dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t
 void tinyaot_dw3x3_c(const int32_t *records, int8_t *stage, int32_t n,
 		     const struct tinyaot_dwconv_fast_params *p)
 {
-	dw3x3_block(records, stage, n, p->d.stride_w, p->act_min, p->act_max);
+	dw3x3_block(records, stage, n, p->d.stride_w, p->act_min, p->act_max, p->line);
 }
 
 /* The columns of a group's window (dw3x3_stage); the Thumb-2 staging reads it in this order. */
@@ -69,7 +70,8 @@ struct dw_group {
 	int32_t n;              /* outputs */
 	tinyaot_dw3x3_fn *fn;   /* the block routine for n outputs */
 	const struct tinyaot_dwconv_fast_params *p;
-	int32_t chunks; /* chunks of `k.words` words from this one on */
+	int32_t chunks;       /* chunks of `k.words` words from this one on */
+	int32_t chunk_record; /* bytes of a chunk's records */
 };
 
 #if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
@@ -83,7 +85,8 @@ typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432) ? 1 : -1]
  * weights 12 to 4 bytes below), r2-r7 the accumulators, r8-r10 a kernel row's
  * weights, r11 an input; then r8-r10 and ip the channel's m, h, e - 1 and c, r11 and r1
  * scratch; lr walks the stage's slots. Per output: 6 instructions of requantisation and store
- * (tinyaot_requant_c, SSAT).
+ * (tinyaot_requant_c, SSAT). The line routines read m and h to r8 and r9 and take 4 per output
+ * (a copy of h, SMLAL, SSAT, STRB; tinyaot_requant_line), 3 for the last, which takes h itself.
  */
 __asm__(".altmacro\n"
 	".macro tdw_mla acc, w, add\n\t"
@@ -122,7 +125,19 @@ __asm__(".altmacro\n"
 	"ssat r1, #8, r1\n\t"
 	"strb r1, [lr, #off]\n"
 	".endm\n"
-	".macro tdw_fn name, n, s\n\t"
+	".macro tdw_line acc, off, last\n\t"
+	".if last\n\t"
+	"smlal r&acc, r9, r&acc, r8\n\t"
+	"ssat r9, #8, r9, asr #2\n\t"
+	"strb r9, [lr, #off]\n\t"
+	".else\n\t"
+	"mov r1, r9\n\t"
+	"smlal r&acc, r1, r&acc, r8\n\t"
+	"ssat r1, #8, r1, asr #2\n\t"
+	"strb r1, [lr, #off]\n\t"
+	".endif\n"
+	".endm\n"
+	".macro tdw_fn name, n, s, line\n\t"
 	".pushsection .text.\\name,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
@@ -138,12 +153,20 @@ __asm__(".altmacro\n"
 	"tdw_row n, s, 0\n\t"
 	"tdw_row n, s, 1\n\t"
 	"tdw_row n, s, 2\n\t"
-	"ldmia r0!, {r8, r9, r10, ip}\n\t"
 	".set tdw_i, 0\n\t"
+	".if line\n\t"
+	"ldmia r0!, {r8, r9}\n\t"
+	".rept n\n\t"
+	"tdw_line %(2 + tdw_i), %(432 + tdw_i * 16), %(tdw_i == n - 1)\n\t"
+	".set tdw_i, tdw_i + 1\n\t"
+	".endr\n\t"
+	".else\n\t"
+	"ldmia r0!, {r8, r9, r10, ip}\n\t"
 	".rept n\n\t"
 	"tdw_out %(2 + tdw_i), %(432 + tdw_i * 16)\n\t"
 	".set tdw_i, tdw_i + 1\n\t"
 	".endr\n\t"
+	".endif\n\t"
 	"add lr, lr, #1\n\t"
 	"tst lr, #15\n\t"
 	"bne 1b\n\t"
@@ -151,16 +174,26 @@ __asm__(".altmacro\n"
 	".size \\name, .-\\name\n\t"
 	".popsection\n"
 	".endm\n"
-	"tdw_fn tinyaot_dw3x3_s1_n1, 1, 1\n"
-	"tdw_fn tinyaot_dw3x3_s1_n2, 2, 1\n"
-	"tdw_fn tinyaot_dw3x3_s1_n3, 3, 1\n"
-	"tdw_fn tinyaot_dw3x3_s1_n4, 4, 1\n"
-	"tdw_fn tinyaot_dw3x3_s1_n5, 5, 1\n"
-	"tdw_fn tinyaot_dw3x3_s1_n6, 6, 1\n"
-	"tdw_fn tinyaot_dw3x3_s2_n1, 1, 2\n"
-	"tdw_fn tinyaot_dw3x3_s2_n2, 2, 2\n"
-	"tdw_fn tinyaot_dw3x3_s2_n3, 3, 2\n"
-	"tdw_fn tinyaot_dw3x3_s2_n4, 4, 2\n"
+	"tdw_fn tinyaot_dw3x3_s1_n1, 1, 1, 0\n"
+	"tdw_fn tinyaot_dw3x3_s1_n2, 2, 1, 0\n"
+	"tdw_fn tinyaot_dw3x3_s1_n3, 3, 1, 0\n"
+	"tdw_fn tinyaot_dw3x3_s1_n4, 4, 1, 0\n"
+	"tdw_fn tinyaot_dw3x3_s1_n5, 5, 1, 0\n"
+	"tdw_fn tinyaot_dw3x3_s1_n6, 6, 1, 0\n"
+	"tdw_fn tinyaot_dw3x3_s2_n1, 1, 2, 0\n"
+	"tdw_fn tinyaot_dw3x3_s2_n2, 2, 2, 0\n"
+	"tdw_fn tinyaot_dw3x3_s2_n3, 3, 2, 0\n"
+	"tdw_fn tinyaot_dw3x3_s2_n4, 4, 2, 0\n"
+	"tdw_fn tinyaot_dw3x3_line_s1_n1, 1, 1, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s1_n2, 2, 1, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s1_n3, 3, 1, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s1_n4, 4, 1, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s1_n5, 5, 1, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s1_n6, 6, 1, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s2_n1, 1, 2, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s2_n2, 2, 2, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s2_n3, 3, 2, 1\n"
+	"tdw_fn tinyaot_dw3x3_line_s2_n4, 4, 2, 1\n"
 	".noaltmacro\n");
 
 /*
@@ -243,11 +276,14 @@ __asm__(".macro tdw_zero\n\t"
 	".size dw3x3_stage_t2, .-dw3x3_stage_t2\n\t"
 	".popsection\n");
 
+/* The line requantisation's SSAT shifts by 2 (asr #2 above). */
+typedef char tinyaot_line_shift[TINYAOT_LINE_SHIFT == 2 ? 1 : -1];
+
 typedef char dw_group_layout
 	[(offsetof(struct dw_group, rows) == 24 && offsetof(struct dw_group, records) == 36 &&
 	  offsetof(struct dw_group, out) == 40 && offsetof(struct dw_group, n) == 44 &&
 	  offsetof(struct dw_group, fn) == 48 && offsetof(struct dw_group, p) == 52 &&
-	  offsetof(struct dw_group, chunks) == 56)
+	  offsetof(struct dw_group, chunks) == 56 && offsetof(struct dw_group, chunk_record) == 60)
 		 ? 1
 		 : -1];
 
@@ -308,7 +344,8 @@ __asm__(".pushsection .text.dw3x3_chunks_t2,\"ax\",%progbits\n\t"
 	"beq 5f\n\t"
 	/* The next chunk: 16 channels on in records, outputs and (where not padding) rows. */
 	"ldr r0, [r4, #36]\n\t"
-	"add r0, r0, #16 * 4 * 8\n\t"
+	"ldr r1, [r4, #60]\n\t"
+	"add r0, r0, r1\n\t"
 	"str r0, [r4, #36]\n\t"
 	"ldr r0, [r4, #40]\n\t"
 	"add r0, r0, #16\n\t"
@@ -332,24 +369,34 @@ __asm__(".pushsection .text.dw3x3_chunks_t2,\"ax\",%progbits\n\t"
 	".popsection\n");
 #define DW_STAGE_T2 1
 #else
-#define DW3X3_C(s, n)                                                                              \
-	void tinyaot_dw3x3_s##s##_n##n(const int32_t *records, int8_t *stage, int32_t width,       \
-				       const struct tinyaot_dwconv_fast_params *p)                 \
+#define DW3X3_C(name, s, n, line)                                                                  \
+	void name(const int32_t *records, int8_t *stage, int32_t width,                            \
+		  const struct tinyaot_dwconv_fast_params *p)                                      \
 	{                                                                                          \
 		(void)width;                                                                       \
 		(void)p;                                                                           \
-		dw3x3_block(records, stage, n, s, -128, 127);                                      \
+		dw3x3_block(records, stage, n, s, -128, 127, line);                                \
 	}
-DW3X3_C(1, 1)
-DW3X3_C(1, 2)
-DW3X3_C(1, 3)
-DW3X3_C(1, 4)
-DW3X3_C(1, 5)
-DW3X3_C(1, 6)
-DW3X3_C(2, 1)
-DW3X3_C(2, 2)
-DW3X3_C(2, 3)
-DW3X3_C(2, 4)
+DW3X3_C(tinyaot_dw3x3_s1_n1, 1, 1, 0)
+DW3X3_C(tinyaot_dw3x3_s1_n2, 1, 2, 0)
+DW3X3_C(tinyaot_dw3x3_s1_n3, 1, 3, 0)
+DW3X3_C(tinyaot_dw3x3_s1_n4, 1, 4, 0)
+DW3X3_C(tinyaot_dw3x3_s1_n5, 1, 5, 0)
+DW3X3_C(tinyaot_dw3x3_s1_n6, 1, 6, 0)
+DW3X3_C(tinyaot_dw3x3_s2_n1, 2, 1, 0)
+DW3X3_C(tinyaot_dw3x3_s2_n2, 2, 2, 0)
+DW3X3_C(tinyaot_dw3x3_s2_n3, 2, 3, 0)
+DW3X3_C(tinyaot_dw3x3_s2_n4, 2, 4, 0)
+DW3X3_C(tinyaot_dw3x3_line_s1_n1, 1, 1, 1)
+DW3X3_C(tinyaot_dw3x3_line_s1_n2, 1, 2, 1)
+DW3X3_C(tinyaot_dw3x3_line_s1_n3, 1, 3, 1)
+DW3X3_C(tinyaot_dw3x3_line_s1_n4, 1, 4, 1)
+DW3X3_C(tinyaot_dw3x3_line_s1_n5, 1, 5, 1)
+DW3X3_C(tinyaot_dw3x3_line_s1_n6, 1, 6, 1)
+DW3X3_C(tinyaot_dw3x3_line_s2_n1, 2, 1, 1)
+DW3X3_C(tinyaot_dw3x3_line_s2_n2, 2, 2, 1)
+DW3X3_C(tinyaot_dw3x3_line_s2_n3, 2, 3, 1)
+DW3X3_C(tinyaot_dw3x3_line_s2_n4, 2, 4, 1)
 #define DW_STAGE_T2 0
 #endif
 
@@ -445,7 +492,10 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 	const int t2 = aligned && aligned_out && (ch % CH == 0 || ch == 8);
 #endif
 
+	const int32_t record = p->line ? TINYAOT_DW3X3_LINE_RECORD : TINYAOT_DW3X3_RECORD;
+
 	g.k.zp4 = ((uint32_t)p->zero_point & 0xffu) * 0x01010101u;
+	g.chunk_record = CH * 4 * record;
 	g.k.ch = ch;
 	g.p = p;
 	for (int32_t t = 0; t < lines; t++) {
@@ -490,7 +540,7 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 
 				g.k.words = nc / 4;
 				dw3x3_stage(slot, g.rows, nc, &g.k, aligned);
-				g.fn(p->records + TINYAOT_DW3X3_RECORD * c0, slot, g.n, p);
+				g.fn(p->records + record * c0, slot, g.n, p);
 				dw3x3_write(g.out + c0, ch, slot + OUT, g.n, nc, aligned_out);
 				for (int32_t r = 0; r < 3; r++) {
 					g.rows[r] = g.rows[r] != NULL ? g.rows[r] + CH : NULL;

@@ -169,6 +169,161 @@ def exact_requant(
     return Requant(folded, ranges, rows)
 
 
+def mbqm_array(acc: np.ndarray, mult: int, shift: int) -> np.ndarray:
+    """mbqm for a right shift on int64 arrays, |acc| < 2^31 (srdhm is floor((a m + 2^30) / 2^31)
+    for m >= 0, its saturating case needing m = INT32_MIN)."""
+    e = -shift
+    x = (acc.astype(np.int64) * mult + (1 << 30)) >> 31
+    mask = (1 << e) - 1
+    return (x >> e) + ((x & mask) > (mask >> 1) + (x < 0))
+
+
+def clamped(acc: np.ndarray, mult: int, shift: int, offset: int) -> np.ndarray:
+    """The int8 output TFLite gives for acc with the clamp of all of int8."""
+    return np.clip(mbqm_array(acc, mult, shift) + offset, -128, 127)
+
+
+def transitions(mult: int, shift: int, offset: int, acc: tuple[int, int]) -> np.ndarray | None:
+    """(o, t) rows: t is the least accumulator in (acc[0], acc[1]] whose output is o or more, for
+    every output above the one at acc[0]; None when a closed-form t fails the check.
+
+    The output is at least o when RoundingDivideByPOT(y, e) >= v = o - offset, that is when
+    y >= v * 2^e - 2^(e-1), plus 1 for v <= 0 (half rounds away from zero); and y = srdhm(acc, m)
+    >= Y when acc * m + 2^30 >= Y * 2^31.
+    """
+    lo, hi = acc
+    first, last = clamped(np.array([lo, hi]), mult, shift, offset).tolist()
+    o = np.arange(first + 1, last + 1, dtype=np.int64)
+    if o.size == 0:
+        return np.zeros((0, 2), dtype=np.int64)
+    e = -shift
+    v = o - offset
+    y = v if e == 0 else (v << e) - (1 << (e - 1)) + (v <= 0)
+    t = -((-((y << 31) - (1 << 30))) // mult)
+    if not (np.all(t > lo) and np.all(t <= hi)):
+        return None
+    if not (
+        np.all(clamped(t, mult, shift, offset) >= o)
+        and np.all(clamped(t - 1, mult, shift, offset) < o)
+    ):
+        return None
+    return np.stack([o, t], axis=1)
+
+
+def line_slopes(bounds: tuple[np.ndarray, np.ndarray]) -> tuple[int, int] | None:
+    """The integer slopes m in [1, 2^31] for which some C has C >= o * 2^S - t * m for every
+    (o, t) of bounds[0] and C < o * 2^S - t * m for every (o, t) of bounds[1], S = 32 +
+    LINE_SHIFT: one pair of rows at a time, (t_i - t_j) m > (o_i - o_j) 2^S."""
+    low, up = bounds
+    m_lo, m_hi = 1, 1 << 31
+    if low.size and up.size:
+        a = ((low[:, None, 0] - up[None, :, 0]) << (32 + LINE_SHIFT)).ravel()
+        b = (low[:, None, 1] - up[None, :, 1]).ravel()
+        if np.any((b == 0) & (a >= 0)):
+            return None
+        if np.any(b > 0):
+            m_lo = max(m_lo, int((a[b > 0] // b[b > 0]).max()) + 1)
+        if np.any(b < 0):
+            m_hi = min(m_hi, int((-((-a[b < 0]) // b[b < 0])).min()) - 1)
+    return (m_lo, m_hi) if m_lo <= m_hi else None
+
+
+# How many slopes, nearest the middle of those that fit, line_entry tries.
+LINE_SLOPES = 8
+# The right shift SSAT applies to the upper word (TINYAOT_LINE_SHIFT): 2 bits more precision
+# for the slope, which a few channels of VWW and ResNet-8 need, while every layer of the shared
+# models keeps m + 1 <= 2^31.
+LINE_SHIFT = 2
+
+
+def least_multiple(a: int, n: int, lo: int, hi: int) -> int | None:
+    """The least x >= 0 with lo <= a * x mod n <= hi (0 <= lo <= hi < n), or None.
+
+    Without a wrap (a * x in [lo, hi]) it is ceil(lo / a). Otherwise hi - lo < a, and x with
+    a * x - n * y in [lo, hi] exists for the y with n * y mod a in [-hi mod a, -lo mod a],
+    the same problem for (n mod a, a): Euclid's steps.
+    """
+    a %= n
+    if lo == 0:
+        return 0
+    if a == 0:
+        return None
+    x = -(-lo // a)
+    if a * x <= hi:
+        return x
+    y = least_multiple(n % a, a, (-hi) % a, (-lo) % a)
+    return None if y is None else -(-(lo + n * y) // a)
+
+
+def line_entry(
+    mult: int, shift: int, offset: int, acc: tuple[int, int], headroom: int
+) -> tuple[int, int, int] | None:
+    """(b, m, h) of tinyaot_requant_line (tinyaot/requant.h) for a channel whose activation
+    clamps to all of int8, or None.
+
+    tinyaot_requant_line(acc + b, m, h) is SSAT8 of the upper word of h * 2^32 + (acc + b) *
+    (m + 1), for acc + b >= 0, shifted right by LINE_SHIFT: floor((acc * (m + 1) + C) / 2^S)
+    with C = h * 2^32 + b * (m + 1) and S = 32 + LINE_SHIFT. TFLite's output is one only where
+    the two roundings' asymmetry around zero is clamped away, as it is under a ReLU whose zero
+    point is -128: then its steps are those of a single line, every step t of transitions()
+    fixes C to an interval for a slope, and line_slopes() finds the slopes for which the
+    intervals meet. b (at most headroom, so that no partial sum overflows) is then the least
+    for which C = h * 2^32 + b * (m + 1) falls inside (least_multiple).
+    """
+    lo, hi = acc
+    if shift > 0 or not 0 <= mult <= INT32_MAX or not INT32_MIN <= lo <= hi <= INT32_MAX:
+        return None
+    ts = transitions(mult, shift, offset, acc) if mult else np.zeros((0, 2), dtype=np.int64)
+    if ts is None:
+        return None
+    first, last = clamped(np.array([lo, hi]), mult, shift, offset).tolist()
+    low, up = ts, ts - np.array([0, 1])
+    if first > -128:
+        low = np.concatenate([low, [[first, lo]]])
+    if last < 127:
+        up = np.concatenate([up, [[last + 1, hi]]])
+    slopes = line_slopes((low, up))
+    if slopes is None or -lo > headroom:
+        return None
+    S = 32 + LINE_SHIFT
+    middle = (slopes[0] + slopes[1]) // 2
+    nearest = (middle + (k // 2 if k % 2 else -k // 2) for k in range(LINE_SLOPES))
+    for m in (m for m in nearest if slopes[0] <= m <= slopes[1]):
+        c_min = int(((low[:, 0] << S) - low[:, 1] * m).max()) if low.size else -(1 << 62)
+        c_max = int(((up[:, 0] << S) - up[:, 1] * m).min()) if up.size else 1 << 62
+        # C = h * 2^32 + b * m in [c_min, c_max): b * m - c_min is 0 to c_max - c_min - 1
+        # modulo 2^32, b counted from the least that keeps acc + b >= 0.
+        start = max(-lo, 0)
+        base = (start * m - c_min) % (1 << 32)
+        width = min(c_max - c_min, 1 << 32)
+        if base < width:
+            x: int | None = 0
+        else:
+            x = least_multiple(m, 1 << 32, (1 << 32) - base, (1 << 32) - base + width - 1)
+        if x is None or start + x > headroom or hi + start + x > INT32_MAX:
+            continue
+        b = start + x
+        high = (c_min - b * m + (b * m - c_min) % (1 << 32)) >> 32
+        if INT32_MIN <= high <= INT32_MAX:
+            return b, m - 1, high
+    return None
+
+
+def line_rows(
+    weights: np.ndarray, rq: Requant, mults: list[int], shifts: list[int], offset: int
+) -> np.ndarray | None:
+    """(b, m, h) per channel for tinyaot_requant_line, or None when one channel has none."""
+    headroom = INT32_MAX - X_MAX * np.abs(weights.astype(np.int64)).sum(axis=1) - rq.folded
+    rows = []
+    for ch, (m, s) in enumerate(zip(mults, shifts, strict=True)):
+        acc = (int(rq.ranges[0][ch]), int(rq.ranges[1][ch]))
+        entry = line_entry(int(m), int(s), offset, acc, int(headroom[ch]))
+        if entry is None:
+            return None
+        rows.append(entry)
+    return np.asarray(rows, dtype=np.int64).reshape(-1, 3)
+
+
 def padded(values: np.ndarray, length: int) -> np.ndarray:
     """values with zeros appended along the first axis up to length."""
     extra = length - values.shape[0]
@@ -177,22 +332,50 @@ def padded(values: np.ndarray, length: int) -> np.ndarray:
     return np.concatenate([values, np.zeros((extra, *values.shape[1:]), dtype=values.dtype)])
 
 
-def block_table(
-    bias: np.ndarray, rows: np.ndarray, low_words: list[int] | None = None
-) -> ConstArray:
-    """Per block of four channels: bias[4], then (m, h, e - 1) of each, and c when low_words
-    are given (tinyaot_requant_c; struct tinyaot_pair_job, struct fc_job).
-
-    Channels past the last are padded: bias 0, m 0, h 1, e - 1 = 1, c 2^30 (their outputs are 0).
-    """
+def block_table(bias: np.ndarray, words: np.ndarray, pad: tuple[int, ...]) -> ConstArray:
+    """Per block of four channels: bias[4], then each channel's words (struct tinyaot_pair_job,
+    struct fc_job). Channels past the last get bias 0 and the words pad, whose output is 0."""
     blocks = (bias.size + 3) // 4
     b = padded(bias.astype(np.int64), 4 * blocks).reshape(blocks, 4)
-    if low_words is not None:
-        rows = np.concatenate([rows, np.asarray(low_words, dtype=np.int64)[:, None]], axis=1)
-    pad_row = np.array([[0, 1, 1, 1 << 30][: rows.shape[1]]], dtype=np.int64)
-    pad = np.tile(pad_row, (4 * blocks - rows.shape[0], 1))
-    r = np.concatenate([rows, pad]).reshape(blocks, 4 * rows.shape[1])
+    fill = np.tile(np.array([pad], dtype=np.int64), (4 * blocks - words.shape[0], 1))
+    r = np.concatenate([words, fill]).reshape(blocks, 4 * words.shape[1])
     return ConstArray("int32_t", np.concatenate([b, r], axis=1).reshape(-1).astype(np.int32))
+
+
+# A padding channel's words: tinyaot_requant's (m 0, h 1, e - 1 = 1), then c, and the line's.
+SIGN_PAD, SIGN_C_PAD, LINE_PAD = (0, 1, 1), (0, 1, 1, 1 << 30), (0, 0)
+
+
+@dataclass(frozen=True)
+class Channels:
+    """What the conv and depthwise tables hold per channel: the accumulator's start (the
+    folded bias, plus b for a line) and the requantisation's words, (m, h) of
+    tinyaot_requant_line when line, else (m, h, e - 1, c) of tinyaot_requant_c."""
+
+    bias: np.ndarray
+    words: np.ndarray
+    line: bool
+
+
+def channels(
+    weights: np.ndarray,
+    rq: Requant,
+    quant: tuple[list[int], list[int], int],
+    act: tuple[int, int],
+) -> Channels | None:
+    """The line requantisation where the clamp is all of int8 and every channel has one, else
+    tinyaot_requant_c where every channel has a low word, else None. quant: the multipliers,
+    shifts and output zero point."""
+    mults, shifts, offset = quant
+    if act == (-128, 127):
+        rows = line_rows(weights, rq, mults, shifts, offset)
+        if rows is not None:
+            return Channels(rq.folded + rows[:, 0], rows[:, 1:], True)
+    words = low_words(rq)
+    if words is None:
+        return None
+    c = np.asarray(words, dtype=np.int64)[:, None]
+    return Channels(rq.folded, np.concatenate([rq.rows, c], axis=1), False)
 
 
 def low_words(rq: Requant) -> list[int] | None:

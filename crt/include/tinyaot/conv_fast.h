@@ -51,8 +51,9 @@ enum tinyaot_conv_fast_mode {
 #define TINYAOT_CONV_FAST_PATCH_MAX 128
 #define TINYAOT_CONV_FAST_RUNS_MAX  16
 
-/* int32 words of a block's table: 4 biases, then 4 per channel. */
-#define TINYAOT_CONV_FAST_TABLE 20
+/* int32 words of a block's table: 4 biases, then 4 per channel; with line = 1, 2 per channel. */
+#define TINYAOT_CONV_FAST_TABLE      20
+#define TINYAOT_CONV_FAST_LINE_TABLE 12
 
 struct tinyaot_conv_fast_params {
 	struct tinyaot_conv_dims d;
@@ -66,7 +67,8 @@ struct tinyaot_conv_fast_params {
 	const int8_t *weights;
 	/* Per block (TINYAOT_CONV_FAST_TABLE words): the four channels' bias + input offset * sum
 	 * of weights, then their mult, high, shift and c for tinyaot_requant_c() (out_c rounded
-	 * up, padding channels zero).
+	 * up, padding channels zero). With line = 1 (TINYAOT_CONV_FAST_LINE_TABLE words): the
+	 * biases with the line's b added, then each channel's m and h for tinyaot_requant_line().
 	 */
 	const int32_t *table;
 	/* 1: the weights are in the layout of the DSP routine instead: per block, per half
@@ -75,6 +77,10 @@ struct tinyaot_conv_fast_params {
 	 * is a multiple of 4 bytes, the clamp is all of int8 and out_c a multiple of 4.
 	 */
 	int32_t dsp;
+	/* 1: the table is for tinyaot_requant_line(); the compiler sets it only with the clamp of
+	 * all of int8.
+	 */
+	int32_t line;
 };
 
 void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
@@ -92,7 +98,7 @@ struct tinyaot_pair_job {
 	const int8_t *weights;         /* the first block's weights */
 	int32_t weights_step;          /* added after a block: 0 forward, -8 * depth reverse */
 	const int32_t *table;          /* the first block's bias[4], 4 x (mult, high, shift, c) */
-	int32_t table_step;            /* bytes to the next block's table: 80 or -80 */
+	int32_t table_step;            /* bytes to the next block's table: +-80, line +-48 */
 	int8_t *out_a, *out_b;         /* the first block's outputs of pixel a and b */
 	int32_t out_step;              /* added to out_a, out_b after a block: 4 or -4 */
 	int32_t blocks;                /* number of blocks, at least 1 */
@@ -102,6 +108,7 @@ struct tinyaot_pair_job {
 	 * out_a, out_b pair_out bytes from one to the next.
 	 */
 	int32_t pairs, pair_step, pair_out;
+	int32_t line; /* the table is for tinyaot_requant_line(): bias[4], 4 x (m, h) */
 };
 
 /* Runs a job: for each pair, for each block, accumulates bias + the runs' products for both

@@ -7,8 +7,9 @@
  * computes every channel of the chunk: all of the group's outputs at once, each input column
  * loaded once and used by every output it reaches, the bias as the first product's addend.
  * The compiler picks the routine for the group's width (tinyaot_dw3x3_s<stride>_n<width>, a
- * straight-line Thumb-2 body on Cortex-M3 and up), or tinyaot_dw3x3_c, the portable routine,
- * for an activation clamp narrower than int8. Only the routines a model names are linked.
+ * straight-line Thumb-2 body on Cortex-M3 and up; tinyaot_dw3x3_line_s<stride>_n<width> for
+ * line records), or tinyaot_dw3x3_c, the portable routine, for an activation clamp narrower
+ * than int8. Only the routines a model names are linked.
  *
  * Element order (scripts/tinyaot/inplace.py, dwconv_fast_steps): groups of `group`
  * consecutive pixels of one output row (fewer at the row's end), in NHW order; for each chunk
@@ -38,6 +39,12 @@
 #define TINYAOT_DW3X3_RECORD 8
 
 /*
+ * With params.line = 1, six: the bias with the input zero point and the line's b folded in,
+ * the weights as above, then m and h of tinyaot_requant_line.
+ */
+#define TINYAOT_DW3X3_LINE_RECORD 6
+
+/*
  * Computes the outputs of every channel of a chunk. stage points at the chunk's first
  * channel in row 0, column 0 of the stage, which holds the window's 3 rows of
  * TINYAOT_DW3X3_COLS columns of 16 channel slots, then n outputs of 16 slots: the chunk's nc
@@ -59,7 +66,8 @@ struct tinyaot_dwconv_fast_params {
 	int32_t act_min, act_max;
 	tinyaot_dw3x3_fn *block; /* the routine for a group of `group` pixels */
 	tinyaot_dw3x3_fn *tail;  /* for the narrower last group of a row; NULL when none */
-	const int32_t *records;  /* TINYAOT_DW3X3_RECORD words per channel */
+	const int32_t *records;  /* TINYAOT_DW3X3_RECORD words per channel, or LINE_RECORD */
+	int32_t line;            /* 1: line records (the compiler sets it for int8's clamp only) */
 };
 
 void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_params *p, const int8_t *input,
@@ -77,5 +85,15 @@ tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n1;
 tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n2;
 tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n3;
 tinyaot_dw3x3_fn tinyaot_dw3x3_s2_n4;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s1_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s1_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s1_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s1_n4;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s1_n5;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s1_n6;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n4;
 
 #endif /* TINYAOT_DWCONV_FAST_H_ */

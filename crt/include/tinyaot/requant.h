@@ -66,4 +66,23 @@ static inline int32_t tinyaot_requant_c(int32_t acc, int32_t mult, int32_t high,
 	return (int32_t)(uint32_t)(x >> 32) >> shift;
 }
 
+/*
+ * The requantisation of a channel whose steps lie on one line (scripts/tinyaot/fast.py,
+ * line_entry): all of them under a ReLU with zero point -128, where the clamp hides the two
+ * roundings' asymmetry around zero. The compiler adds b >= 0 to the bias so that the
+ * accumulator acc is never negative; then the output, before SSAT, is the upper word of
+ * h * 2^32 + acc * (m + 1) shifted right by TINYAOT_LINE_SHIFT: one SMLAL with acc as the low
+ * word of the addend (SMLAL acc, h, acc, m), and the shift is SSAT's own. No sign test, no
+ * rounding constant.
+ */
+#define TINYAOT_LINE_SHIFT 2
+
+static inline int32_t tinyaot_requant_line(int32_t acc, int32_t m, int32_t h)
+{
+	const uint64_t x =
+		((uint64_t)(uint32_t)h << 32) + (uint32_t)acc + (uint64_t)((int64_t)acc * m);
+
+	return (int32_t)(uint32_t)(x >> 32) >> TINYAOT_LINE_SHIFT;
+}
+
 #endif /* TINYAOT_REQUANT_H_ */

@@ -151,8 +151,8 @@ def lower_fast(
     weights = filters.astype(np.int64).reshape(out_c, depth)
     bias_data = bias.data if bias is not None else None
     rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
-    low_words = fast.low_words(rq) if rq is not None else None
-    if rq is None or low_words is None:
+    ch = fast.channels(weights, rq, (mults, shifts, out.zero_point), act) if rq else None
+    if ch is None:
         return None
     blocks = (out_c + 3) // 4
     padded = fast.padded(weights, 4 * blocks)
@@ -167,7 +167,8 @@ def lower_fast(
         "act_max": act[1],
         "zero_row": ConstArray("int8_t", zero_row),
         "weights": grouped,
-        "table": fast.block_table(rq.folded, rq.rows, low_words),
+        "table": fast.block_table(ch.bias, ch.words, fast.LINE_PAD if ch.line else fast.SIGN_C_PAD),
+        "line": int(ch.line),
     }
     # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c), whole
     # blocks and the clamp of int8: the DSP routine's layout, a word of four consecutive

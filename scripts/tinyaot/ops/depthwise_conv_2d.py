@@ -117,18 +117,15 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 WIDEST = {1: 6, 2: 4}
 
 
-def dw3x3_records(
-    weights: np.ndarray, bias: np.ndarray, rows: np.ndarray, low_words: list[int]
-) -> ConstArray:
-    """Eight words per channel (TINYAOT_DW3X3_RECORD): bias, the nine weights as bytes of
-    three little-endian words, then m, h, e - 1 and c."""
+def dw3x3_records(weights: np.ndarray, ch: fast.Channels) -> ConstArray:
+    """Per channel (TINYAOT_DW3X3_RECORD words, LINE_RECORD for a line): bias, the nine
+    weights as bytes of three little-endian words, then the requantisation's words."""
     c = weights.shape[0]
     packed = np.zeros((c, 12), dtype=np.uint8)
     packed[:, :9] = weights.astype(np.int8).view(np.uint8)
     words = packed.view("<u4").astype(np.int64)
     words = np.where(words >= 1 << 31, words - (1 << 32), words)
-    high = np.asarray(low_words, dtype=np.int64)[:, None]
-    table = np.concatenate([bias.astype(np.int64)[:, None], words, rows, high], axis=1)
+    table = np.concatenate([ch.bias.astype(np.int64)[:, None], words, ch.words], axis=1)
     return ConstArray("int32_t", table.reshape(-1).astype(np.int32))
 
 
@@ -157,10 +154,8 @@ def lower_fast(
     weights = filters.astype(np.int64).reshape(9, c).T
     bias_data = bias.data if bias is not None else None
     rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
-    if rq is None:
-        return None
-    low_words = fast.low_words(rq)
-    if low_words is None:
+    ch = fast.channels(weights, rq, (mults, shifts, out.zero_point), act) if rq else None
+    if ch is None:
         return None
     # The widest group is the cheapest per output; a narrow row goes whole.
     ow = dims["out_w"]
@@ -171,7 +166,7 @@ def lower_fast(
         # The Thumb-2 routines saturate to int8 only; a narrower clamp takes the C one.
         if act != (-128, 127):
             return Routine("tinyaot_dw3x3_c")
-        return Routine(f"tinyaot_dw3x3_s{s}_n{width}")
+        return Routine(f"tinyaot_dw3x3_{'line_' if ch.line else ''}s{s}_n{width}")
 
     params = {
         "d": dims,
@@ -181,7 +176,8 @@ def lower_fast(
         "act_max": act[1],
         "block": routine(group),
         "tail": routine(tail) if tail else None,
-        "records": dw3x3_records(weights, rq.folded, rq.rows, low_words),
+        "records": dw3x3_records(weights, ch),
+        "line": int(ch.line),
     }
     return KernelCall(
         "tinyaot_dwconv_fast_s8",

@@ -119,7 +119,7 @@ def lower_fast(
         "act_min": act[0],
         "act_max": act[1],
         "weights": ConstArray("int8_t", grouped.astype(np.int8)),
-        "table": fast.block_table(rq.folded, rq.rows),
+        "table": fast.block_table(rq.folded, rq.rows, fast.SIGN_PAD),
     }
     return KernelCall(
         "tinyaot_fc_fast_s8",
