@@ -127,7 +127,6 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   req       24  the requantisation of the job's table: sign (requant_c) or line
  *   wstep     28  weights_step
  *   a0, b0    32  one run only: its two pointers
- *   w         40  the weights pointer, during the line requantisation
  *   end16     44  a's address where the current run's unrolled steps end
  *   end       48  a's address where the current run ends
  *   next      52  the next run's pair of pointers
@@ -135,7 +134,7 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   entry     60  where a run starts: the 16-step or 8-step loop, or `after`
  *   after     64  after the unrolled steps: into the single steps, or `nextrun`
  *   nextrun   68  after a run: the next run, or the requantisation
- *   start     72  a block's first run: the only one, or the first of several
+ *   start     72  a block's first run: the only one (its entry), or the first of several
  *   adj       76  after the requantisation: forward, or reverse
  *   pairs     80  the pairs left, then pair_step, pair_out
  *   t0, w0    92  the first block's table and weights
@@ -154,7 +153,6 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_step_bytes, 56\n"
 	".equ pair_wstep, 28\n"
 	".equ pair_a0, 32\n"
-	".equ pair_w, 40\n"
 	".equ pair_end16, 44\n"
 	".equ pair_end, 48\n"
 	".equ pair_next, 52\n"
@@ -214,16 +212,16 @@ __asm__(".equ pair_t, 0\n"
 	"strb \\c, [r1], #1\n\t"
 	"strb \\h, [r2], #1\n"
 	".endm\n"
-	/* The same with a line table: the channel's m to r3, h to ip and a copy to lr. */
+	/* The same with a line table: the channel's m to ip, h to lr, and h again for b. */
 	".macro pair_line a, b\n\t"
-	"ldmia r0!, {r3, ip}\n\t"
-	"mov lr, ip\n\t"
-	"smlal \\a, lr, \\a, r3\n\t"
-	"smlal \\b, ip, \\b, r3\n\t"
+	"ldmia r0!, {ip, lr}\n\t"
+	"smlal \\a, lr, \\a, ip\n\t"
 	"ssat lr, #8, lr, asr #2\n\t"
-	"ssat ip, #8, ip, asr #2\n\t"
 	"strb lr, [r1], #1\n\t"
-	"strb ip, [r2], #1\n"
+	"ldr lr, [r0, #-4]\n\t"
+	"smlal \\b, lr, \\b, ip\n\t"
+	"ssat lr, #8, lr, asr #2\n\t"
+	"strb lr, [r2], #1\n"
 	".endm\n"
 	/* Entry: the frame, and the job's fields that do not change (see above). r1 run,
 	 * r2 runs_end, r3 len, r4 weights, r5 weights_step, r6 table, r7 table_step, r8 out_a,
@@ -264,9 +262,9 @@ __asm__(".equ pair_t, 0\n"
 	"str r0, [sp, #pair_req]\n"
 	".endm\n"
 	/* One run (pointwise, or a copied window) or several: where a block's runs start
-	 * (single, multi) and where to go after a run (the frame slot after_single, the label
-	 * after_multi). One run's pointers, and where it ends (r3 bytes on, stored at end), are
-	 * the same every block.
+	 * (single, multi; no single: the caller sets it) and where to go after a run (the frame
+	 * slot after_single, the label after_multi). One run's pointers, and where it ends (r3
+	 * bytes on, stored at end), are the same every block.
 	 */
 	".macro pair_runs end, single, after_single, multi, after_multi\n\t"
 	"sub r5, r2, r1\n\t"
@@ -278,7 +276,9 @@ __asm__(".equ pair_t, 0\n"
 	"str r4, [sp, #\\end]\n\t"
 	"ldr r4, [sp, #\\after_single]\n\t"
 	"str r4, [sp, #pair_nextrun]\n\t"
+	".ifnb \\single\n\t"
 	"pair_set pair_start, \\single\n\t"
+	".endif\n\t"
 	"b 2f\n"
 	"1:\n\t"
 	"pair_set pair_nextrun, \\after_multi\n\t"
@@ -362,18 +362,16 @@ __asm__(".equ pair_t, 0\n"
 	"add sp, sp, #\\frame\n\t"
 	"pop {r4-r11, pc}\n"
 	".endm\n"
-	/* pair_finish's requantisation for a line table, then on as pair_finish goes. The weights
-	 * pointer waits in the frame; the accumulators need no room to wait.
+	/* pair_finish's requantisation for a line table, then on as pair_finish goes: two free
+	 * registers are enough, so nothing waits on the stack.
 	 */
 	".macro pair_finish_line\n\t"
-	"str r3, [sp, #pair_w]\n\t"
 	"ldm sp, {r0-r2}\n\t"
 	"add r0, r0, #16\n\t"
 	"pair_line r4, r8\n\t"
 	"pair_line r5, r9\n\t"
 	"pair_line r6, r10\n\t"
 	"pair_line r7, r11\n\t"
-	"ldr r3, [sp, #pair_w]\n\t"
 	"ldr pc, [sp, #pair_adj]\n"
 	".endm\n"
 	".pushsection .text.tinyaot_pair_run_t2,\"ax\",%progbits\n\t"
@@ -390,7 +388,7 @@ __asm__(".equ pair_t, 0\n"
 	"and ip, r3, #7\n\t"
 	"bic r3, r3, #7\n\t"
 	"str r3, [sp, #pair_unr]\n\t"
-	"pair_runs pair_end16, .Lpair_single, pair_req, .Lpair_multi, .Lpair_next\n\t"
+	"pair_runs pair_end16, , pair_req, .Lpair_multi, .Lpair_next\n\t"
 	/* The last rest steps of the seven straight ones, each PAIR_STEP bytes. */
 	"ldr r4, [sp, #pair_nextrun]\n\t"
 	"cmp ip, #0\n\t"
@@ -410,6 +408,11 @@ __asm__(".equ pair_t, 0\n"
 	"orr r4, r4, #1\n"
 	"4:\n\t"
 	"str r4, [sp, #pair_entry]\n\t"
+	/* One run: its pointers are loaded with the biases, and a block starts at the entry. */
+	"sub r5, r2, r1\n\t"
+	"cmp r5, #8\n\t"
+	"it eq\n\t"
+	"streq r4, [sp, #pair_start]\n\t"
 	"adr r4, .Lpair_fwd\n\t"
 	"cmp r7, #0\n\t"
 	"bge 6f\n\t"
@@ -419,16 +422,14 @@ __asm__(".equ pair_t, 0\n"
 	"str r4, [sp, #pair_adj]\n\t"
 	"mov r0, r6\n\t"
 	"ldr r3, [sp, #pair_w0]\n"
-	/* A block, r0 its table, r3 its weights: the bias in both pixels' accumulators, then
-	 * the runs.
+	/* A block, r0 its table, r3 its weights: the bias in both pixels' accumulators and one
+	 * run's pointers, then the runs.
 	 */
 	".Lpair_block:\n\t"
 	"ldmia r0!, {r4-r7}\n\t"
 	"ldmdb r0, {r8-r11}\n\t"
-	"ldr pc, [sp, #pair_start]\n"
-	".Lpair_single:\n\t"
 	"ldrd r1, r2, [sp, #pair_a0]\n\t"
-	"ldr pc, [sp, #pair_entry]\n"
+	"ldr pc, [sp, #pair_start]\n"
 	".Lpair_multi:\n\t"
 	"ldr r0, [sp, #pair_run0]\n"
 	".Lpair_run:\n\t"

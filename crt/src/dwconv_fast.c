@@ -198,9 +198,9 @@ __asm__(".altmacro\n"
 
 /*
  * dw3x3_stage_t2(slot, rows, k) is dw3x3_stage for chunks of 16 or 8 channels of word-aligned
- * input (k->words = 4 or 2): an LDM and an STM per column. r0 the stage row, r1 rows, r2 the
- * input row (0 when padding), r3 the zero point, r4-r7 a column, r8 = k->ch, r9 = k->cols,
- * r10 = k->ja, r11 = k->jb, ip a count, lr the stage column.
+ * input (k->words = 4 or 2): an LDM and an STM (LDRD and STRD) per column. r0 the stage row, r1
+ * rows, r2 the input row (0 when padding), r3 the zero point, r4-r7 a column, r8 = k->ch, r9 =
+ * k->cols, r10 = k->ja, r11 = k->jb, ip a count, lr the stage column.
  */
 void dw3x3_stage_t2(int8_t *slot, const int8_t *const rows[3], const struct dw_cols *k);
 
@@ -211,13 +211,18 @@ __asm__(".macro tdw_zero\n\t"
 	"str r3, [lr, #12]\n\t"
 	"add lr, lr, #16\n"
 	".endm\n"
-	".macro tdw_copy regs\n\t"
-	"ldm r2, {\\regs}\n\t"
+	/* A column of 16 channels, or of 8; the stage's columns are 16 bytes apart. */
+	".macro tdw_copy16\n\t"
+	"ldm r2, {r4-r7}\n\t"
 	"add r2, r2, r8\n\t"
-	"stm lr, {\\regs}\n\t"
-	"add lr, lr, #16\n"
+	"stm lr!, {r4-r7}\n"
 	".endm\n"
-	".macro tdw_stage_row regs\n\t"
+	".macro tdw_copy8\n\t"
+	"ldrd r4, r5, [r2]\n\t"
+	"add r2, r2, r8\n\t"
+	"strd r4, r5, [lr], #16\n"
+	".endm\n"
+	".macro tdw_stage_row copy\n\t"
 	"ldr r2, [r1], #4\n\t"
 	"mov lr, r0\n\t"
 	"mov ip, r9\n\t"
@@ -231,7 +236,7 @@ __asm__(".macro tdw_zero\n\t"
 	"2:\n\t"
 	"subs ip, r11, r10\n"
 	"5:\n\t"
-	"tdw_copy \\regs\n\t"
+	"\\copy\n\t"
 	"subs ip, ip, #1\n\t"
 	"bne 5b\n\t"
 	"subs ip, r9, r11\n\t"
@@ -260,14 +265,14 @@ __asm__(".macro tdw_zero\n\t"
 	"cmp ip, #4\n\t"
 	"bne 6f\n"
 	"7:\n\t"
-	"tdw_stage_row \"r4-r7\"\n\t"
+	"tdw_stage_row tdw_copy16\n\t"
 	"ldr ip, [sp]\n\t"
 	"cmp r1, ip\n\t"
 	"bne 7b\n\t"
 	"add sp, sp, #4\n\t"
 	"pop {r4-r11, pc}\n"
 	"6:\n\t"
-	"tdw_stage_row \"r4-r5\"\n\t"
+	"tdw_stage_row tdw_copy8\n\t"
 	"ldr ip, [sp]\n\t"
 	"cmp r1, ip\n\t"
 	"bne 6b\n\t"
