@@ -28,7 +28,7 @@ from reference import MODELS as SHARED
 from reference import Reference
 from tinyaot import codegen, fast, frontend, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
-from tinyaot.lowering import ByTarget
+from tinyaot.lowering import ByTarget, Routine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
@@ -364,9 +364,10 @@ def test_dsp_layout_where_runs_allow(models):
         params = c.steps[-1].call.params
         assert isinstance(params["weights"], ByTarget) == dsp, name
         if not dsp:
-            assert "dsp" not in params
+            assert not isinstance(params["pairs"], ByTarget), name
             continue
-        assert params["dsp"] == ByTarget(0, 1)
+        pairs = Routine("tinyaot_conv_pairs")
+        assert params["pairs"] == ByTarget(pairs, Routine("tinyaot_conv_pairs_dsp")), name
         d = params["d"]
         depth = d["k_h"] * d["k_w"] * d["in_c"]
         blocks = (d["out_c"] + 3) // 4
@@ -387,6 +388,7 @@ def test_clamped_cases_clamp(models):
             assert params["block"].name == "tinyaot_dw3x3_c"
         else:
             assert not isinstance(params["weights"], ByTarget)
+            assert params["pairs"] == Routine("tinyaot_conv_pairs_c")
 
 
 def test_line_tables_where_relu(models):

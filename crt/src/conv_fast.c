@@ -97,7 +97,7 @@ static void pair_accumulate(const struct tinyaot_pair_job *job, const struct pai
  * The portable pair routine; the reference for the assembly below, and what runs for a
  * partial last block or an activation clamp narrower than int8.
  */
-static void pair_run_c(const struct tinyaot_pair_job *job)
+void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 {
 	pair_run_pairs(job, pair_accumulate);
 }
@@ -142,7 +142,6 @@ static void pair_run_c(const struct tinyaot_pair_job *job)
  *   off      108  added to the runs' pointers: pair_step times the pairs done
  *   tback    112  reverse: added to the table after a block, back to the one before it
  */
-void tinyaot_pair_run_t2(const struct tinyaot_pair_job *job);
 
 __asm__(".equ pair_t, 0\n"
 	".equ pair_run0, 12\n"
@@ -374,15 +373,15 @@ __asm__(".equ pair_t, 0\n"
 	"pair_line r7, r11\n\t"
 	"ldr pc, [sp, #pair_adj]\n"
 	".endm\n"
-	".pushsection .text.tinyaot_pair_run_t2,\"ax\",%progbits\n\t"
+	".pushsection .text.tinyaot_conv_pairs,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
 	".p2align 2\n\t"
-	".global tinyaot_pair_run_t2\n\t"
-	".hidden tinyaot_pair_run_t2\n\t"
-	".type tinyaot_pair_run_t2, %function\n\t"
+	".global tinyaot_conv_pairs\n\t"
+	".hidden tinyaot_conv_pairs\n\t"
+	".type tinyaot_conv_pairs, %function\n\t"
 	".thumb_func\n"
-	"tinyaot_pair_run_t2:\n\t"
+	"tinyaot_conv_pairs:\n\t"
 	"pair_enter pair_frame\n\t"
 	"pair_req .Lpair_req, .Lpair_req_line\n\t"
 	"and ip, r3, #7\n\t"
@@ -466,7 +465,7 @@ __asm__(".equ pair_t, 0\n"
 	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame, pair_end16\n"
 	".Lpair_req_line:\n\t"
 	"pair_finish_line\n\t"
-	".size tinyaot_pair_run_t2, .-tinyaot_pair_run_t2\n\t"
+	".size tinyaot_conv_pairs, .-tinyaot_conv_pairs\n\t"
 	".popsection\n");
 
 #if TINYAOT_CONV_DSP
@@ -488,7 +487,6 @@ __asm__(".equ pair_t, 0\n"
  * run's end, and three more slots: the half being run, the first half's accumulators and where
  * a block of one run goes after it.
  */
-void tinyaot_pair_run_dsp(const struct tinyaot_pair_job *job);
 
 __asm__(".equ dsp_half, 116\n"
 	".equ dsp_acc, 120\n"
@@ -516,15 +514,15 @@ __asm__(".equ dsp_half, 116\n"
 	"smlad r7, r9, r10, r7\n\t"
 	"smlad r7, ip, lr, r7\n"
 	".endm\n"
-	".pushsection .text.tinyaot_pair_run_dsp,\"ax\",%progbits\n\t"
+	".pushsection .text.tinyaot_conv_pairs_dsp,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
 	".p2align 2\n\t"
-	".global tinyaot_pair_run_dsp\n\t"
-	".hidden tinyaot_pair_run_dsp\n\t"
-	".type tinyaot_pair_run_dsp, %function\n\t"
+	".global tinyaot_conv_pairs_dsp\n\t"
+	".hidden tinyaot_conv_pairs_dsp\n\t"
+	".type tinyaot_conv_pairs_dsp, %function\n\t"
 	".thumb_func\n"
-	"tinyaot_pair_run_dsp:\n\t"
+	"tinyaot_conv_pairs_dsp:\n\t"
 	"pair_enter dsp_frame\n\t"
 	"pair_req .Ldsp_req, .Ldsp_req_line\n\t"
 	"str r3, [sp, #pair_unr]\n\t"
@@ -614,7 +612,7 @@ __asm__(".equ dsp_half, 116\n"
 	"pair_finish .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame, pair_end\n"
 	".Ldsp_req_line:\n\t"
 	"pair_finish_line\n\t"
-	".size tinyaot_pair_run_dsp, .-tinyaot_pair_run_dsp\n\t"
+	".size tinyaot_conv_pairs_dsp, .-tinyaot_conv_pairs_dsp\n\t"
 	".popsection\n");
 #endif
 
@@ -629,7 +627,6 @@ __asm__(".equ dsp_half, 116\n"
  * then what each block adds to the weights, table and output pointers (0 forward; back over two
  * blocks in reverse), and where the requantisation for the job's table starts.
  */
-void tinyaot_pixel_run_t2(const struct tinyaot_pair_job *job);
 
 /* The assembly below has the tables' sizes built in: 80 and 48 bytes a block. */
 typedef char tinyaot_pixel_table_layout
@@ -661,15 +658,15 @@ __asm__(".macro pixel_step\n\t"
 	"ssat r9, #8, r9, asr #2\n\t"
 	"strb r9, [r3], #1\n"
 	".endm\n"
-	".pushsection .text.tinyaot_pixel_run_t2,\"ax\",%progbits\n\t"
+	".pushsection .text.tinyaot_conv_single,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
 	".p2align 2\n\t"
-	".global tinyaot_pixel_run_t2\n\t"
-	".hidden tinyaot_pixel_run_t2\n\t"
-	".type tinyaot_pixel_run_t2, %function\n\t"
+	".global tinyaot_conv_single\n\t"
+	".hidden tinyaot_conv_single\n\t"
+	".type tinyaot_conv_single, %function\n\t"
 	".thumb_func\n"
-	"tinyaot_pixel_run_t2:\n\t"
+	"tinyaot_conv_single:\n\t"
 	"push {r4-r11, lr}\n\t"
 	"sub sp, sp, #28\n\t"
 	"ldr r4, [r0, #0]\n\t"
@@ -738,7 +735,7 @@ __asm__(".macro pixel_step\n\t"
 	"bne 1b\n\t"
 	"add sp, sp, #28\n\t"
 	"pop {r4-r11, pc}\n\t"
-	".size tinyaot_pixel_run_t2, .-tinyaot_pixel_run_t2\n\t"
+	".size tinyaot_conv_single, .-tinyaot_conv_single\n\t"
 	".popsection\n");
 
 /* The line requantisation's SSAT shifts by 2 (asr #2 above). */
@@ -763,29 +760,15 @@ typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 
 					     ? 1
 					     : -1];
 
-tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
-{
-	return job->act_min == -128 && job->act_max == 127 && job->last == 4 ? tinyaot_pair_run_t2
-									     : pair_run_c;
-}
-
-/* The routine for a job of one pixel (a = b) and one run, given the pair routine: the pixel
- * routine where the pair routine is the Thumb-2 one (same weight layout, same clamp).
- */
-static tinyaot_pair_fn conv_fast_single(tinyaot_pair_fn run)
-{
-	return run == tinyaot_pair_run_t2 ? tinyaot_pixel_run_t2 : run;
-}
 #else
-tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job)
+void tinyaot_conv_pairs(const struct tinyaot_pair_job *job)
 {
-	(void)job;
-	return pair_run_c;
+	tinyaot_conv_pairs_c(job);
 }
 
-static tinyaot_pair_fn conv_fast_single(tinyaot_pair_fn run)
+void tinyaot_conv_single(const struct tinyaot_pair_job *job)
 {
-	return run;
+	tinyaot_conv_pairs_c(job);
 }
 #endif
 
@@ -933,7 +916,8 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 	} buf;
 	const int8_t *const patch_run[2] = {buf.patch[0], buf.patch[1]};
 	struct tinyaot_pair_job job;
-	tinyaot_pair_fn run;
+	tinyaot_pair_fn *const run = p->pairs;
+	tinyaot_pair_fn *const single = p->single != NULL ? p->single : p->pairs;
 
 	/* Blocks go last to first in reverse, starting from the last block's channel. */
 	const int32_t first = d->reverse ? 4 * (blocks - 1) : 0;
@@ -950,11 +934,6 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 	job.act_min = p->act_min;
 	job.act_max = p->act_max;
 	job.last = d->out_c - 4 * (blocks - 1);
-#if TINYAOT_CONV_DSP
-	run = p->dsp ? tinyaot_pair_run_dsp : tinyaot_pair_routine(&job);
-#else
-	run = tinyaot_pair_routine(&job);
-#endif
 	job.pairs = 1;
 	job.pair_step = 0;
 	job.pair_out = 0;
@@ -982,7 +961,7 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 			buf.run[1] = buf.run[0] + (odd ? 0 : d->in_c);
 			job.out_a = output + ia * d->out_c + first;
 			job.out_b = job.out_a + (odd ? 0 : d->out_c);
-			(odd ? conv_fast_single(run) : run)(&job);
+			(odd ? single : run)(&job);
 		}
 		return;
 	}
@@ -1038,7 +1017,7 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 		job.out_a = output + ia * d->out_c + first;
 		job.out_b = output + ib * d->out_c + first;
 		/* The last pixel of an odd count, alone: with one run, the pixel routine. */
-		(ia == ib && job.runs_end - job.run == 2 ? conv_fast_single(run) : run)(&job);
+		(ia == ib && job.runs_end - job.run == 2 ? single : run)(&job);
 		t += count;
 	}
 }

@@ -75,8 +75,12 @@ struct dw_group {
 };
 
 #if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
-/* The assembly below has the stage's geometry built in: rows 144 bytes apart, outputs at 432. */
-typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432) ? 1 : -1];
+/* The assembly below has the stage's geometry built in: rows 144 bytes apart, outputs at 432,
+ * 9 columns.
+ */
+typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432 && TINYAOT_DW3X3_COLS == 9)
+					? 1
+					: -1];
 
 /*
  * Thumb-2 block routines, one per stride and width, written out by assembler macros: GCC
@@ -226,7 +230,8 @@ __asm__(".macro tdw_zero\n\t"
 	"ldr r2, [r1], #4\n\t"
 	"mov lr, r0\n\t"
 	"mov ip, r9\n\t"
-	"cbz r2, 3f\n\t"
+	"cmp r2, #0\n\t"
+	"beq 3f\n\t"
 	"movs ip, r10\n\t"
 	"beq 2f\n"
 	"1:\n\t"
@@ -234,11 +239,41 @@ __asm__(".macro tdw_zero\n\t"
 	"subs ip, ip, #1\n\t"
 	"bne 1b\n"
 	"2:\n\t"
-	"subs ip, r11, r10\n"
-	"5:\n\t"
-	"\\copy\n\t"
-	"subs ip, ip, #1\n\t"
-	"bne 5b\n\t"
+	"sub ip, r11, r10\n\t"
+	/* The jb - ja (1 to TINYAOT_DW3X3_COLS) columns inside the input: straight copies,
+	 * entered with TBB so that they end together, instead of a loop with a test a column.
+	 */
+	"tbb [pc, ip]\n"
+	".Ltdw_t\\@:\n\t"
+	".byte 0\n\t"
+	".byte (.Ltdw_c1\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c2\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c3\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c4\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c5\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c6\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c7\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c8\\@ - .Ltdw_t\\@) / 2\n\t"
+	".byte (.Ltdw_c9\\@ - .Ltdw_t\\@) / 2\n\t"
+	".p2align 1\n"
+	".Ltdw_c9\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c8\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c7\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c6\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c5\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c4\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c3\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c2\\@:\n\t"
+	"\\copy\n"
+	".Ltdw_c1\\@:\n\t"
+	"\\copy\n"
 	"subs ip, r9, r11\n\t"
 	"beq 4f\n"
 	"3:\n\t"

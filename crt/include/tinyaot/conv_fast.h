@@ -55,6 +55,28 @@ enum tinyaot_conv_fast_mode {
 #define TINYAOT_CONV_FAST_TABLE      20
 #define TINYAOT_CONV_FAST_LINE_TABLE 12
 
+/*
+ * Runs a job (struct tinyaot_pair_job below): for each pair, for each block, accumulates bias +
+ * the runs' products for both pixels and writes the requantised outputs. The compiler names
+ * the routines in the params, so only those a model uses are linked:
+ *
+ *   tinyaot_conv_pairs      whole blocks and the clamp of int8: Thumb-2 assembly on Cortex-M3
+ *                           and up, tinyaot_conv_pairs_c elsewhere;
+ *   tinyaot_conv_pairs_dsp  the same where TINYAOT_CONV_DSP, with the weights in its layout;
+ *   tinyaot_conv_single     the last pixel of an odd count, alone, with one run (a = b), under
+ *                           tinyaot_conv_pairs' conditions;
+ *   tinyaot_conv_pairs_c    any job: a partial last block, a clamp narrower than int8.
+ */
+struct tinyaot_pair_job;
+typedef void tinyaot_pair_fn(const struct tinyaot_pair_job *job);
+
+tinyaot_pair_fn tinyaot_conv_pairs;
+tinyaot_pair_fn tinyaot_conv_pairs_c;
+tinyaot_pair_fn tinyaot_conv_single;
+#if TINYAOT_CONV_DSP
+tinyaot_pair_fn tinyaot_conv_pairs_dsp;
+#endif
+
 struct tinyaot_conv_fast_params {
 	struct tinyaot_conv_dims d;
 	int32_t mode;             /* enum tinyaot_conv_fast_mode */
@@ -71,25 +93,26 @@ struct tinyaot_conv_fast_params {
 	 * biases with the line's b added, then each channel's m and h for tinyaot_requant_line().
 	 */
 	const int32_t *table;
-	/* 1: the weights are in the layout of the DSP routine instead: per block, per half
-	 * (channels 0-1, then 2-3), per four consecutive inputs, each channel's four weights.
-	 * The generated code sets it only where TINYAOT_CONV_DSP is 1, and only when every run
-	 * is a multiple of 4 bytes, the clamp is all of int8 and out_c a multiple of 4.
-	 */
-	int32_t dsp;
 	/* 1: the table is for tinyaot_requant_line(); the compiler sets it only with the clamp of
 	 * all of int8.
 	 */
 	int32_t line;
+	/* The routine for pairs. With tinyaot_conv_pairs_dsp, which the generated code names
+	 * only where TINYAOT_CONV_DSP is 1 and every run is a multiple of 4 bytes, the weights are
+	 * in its layout instead: per block, per half (channels 0-1, then 2-3), per four
+	 * consecutive inputs, each channel's four weights.
+	 */
+	tinyaot_pair_fn *pairs;
+	/* The routine for a lone last pixel with one run; NULL: pairs. */
+	tinyaot_pair_fn *single;
 };
 
 void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
 			  int8_t *output);
 
 /*
- * One pair of output pixels, all its blocks: what tinyaot_conv_fast_s8 hands to the inner
- * routine (Thumb-2 assembly on Cortex-M, C elsewhere). The assembly reads the fields by
- * offset: keep the order.
+ * Pairs of output pixels, all their blocks: what tinyaot_conv_fast_s8 hands to the pair
+ * routine. The assembly reads the fields by offset: keep the order.
  */
 struct tinyaot_pair_job {
 	const int8_t *const *run;      /* pairs of pointers (pixel a, pixel b) to the runs */
@@ -110,14 +133,5 @@ struct tinyaot_pair_job {
 	int32_t pairs, pair_step, pair_out;
 	int32_t line; /* the table is for tinyaot_requant_line(): bias[4], 4 x (m, h) */
 };
-
-/* Runs a job: for each pair, for each block, accumulates bias + the runs' products for both
- * pixels and writes the requantised outputs. tinyaot_pair_routine() picks the Thumb-2 version
- * when the job allows (act_min, act_max = -128, 127 and last = 4) and the C version otherwise;
- * the choice depends only on those fields, so a kernel makes it once.
- */
-typedef void (*tinyaot_pair_fn)(const struct tinyaot_pair_job *job);
-
-tinyaot_pair_fn tinyaot_pair_routine(const struct tinyaot_pair_job *job);
 
 #endif /* TINYAOT_CONV_FAST_H_ */

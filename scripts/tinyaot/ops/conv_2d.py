@@ -11,6 +11,7 @@ from ..lowering import (
     ConstArray,
     KernelCall,
     OpDef,
+    Routine,
     TensorArg,
     activation_dtype,
     bias_arg,
@@ -170,13 +171,21 @@ def lower_fast(
         "table": fast.block_table(ch.bias, ch.words, fast.LINE_PAD if ch.line else fast.SIGN_C_PAD),
         "line": int(ch.line),
     }
-    # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c), whole
-    # blocks and the clamp of int8: the DSP routine's layout, a word of four consecutive
-    # weights per channel.
+    # The Thumb-2 routines want whole blocks and the clamp of int8; the pixel routine is
+    # for an odd pixel count's last pixel.
+    whole = out_c % 4 == 0 and act == (-128, 127)
+    odd = dims["batches"] * dims["out_h"] * dims["out_w"] % 2 == 1
+    pairs = Routine("tinyaot_conv_pairs" if whole else "tinyaot_conv_pairs_c")
+    single = Routine("tinyaot_conv_single") if whole and odd else None
+    params["pairs"], params["single"] = pairs, single
+    # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c) as well:
+    # the DSP routine's layout, a word of four consecutive weights per channel, which the
+    # pixel routine does not read.
     runs4 = (depth if mode == PATCH else in_c) % 4 == 0
-    if runs4 and out_c % 4 == 0 and act == (-128, 127):
+    if runs4 and whole:
         params["weights"] = ByTarget(grouped, dsp_weights(padded, blocks, depth))
-        params["dsp"] = ByTarget(0, 1)
+        params["pairs"] = ByTarget(pairs, Routine("tinyaot_conv_pairs_dsp"))
+        params["single"] = ByTarget(single, None) if single else None
     return KernelCall(
         "tinyaot_conv_fast_s8",
         "tinyaot/conv_fast.h",
