@@ -107,9 +107,9 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  * Thumb-2 (Cortex-M3 and up). The eight accumulators, both input pointers, the weights
  * pointer and three operands take all fourteen registers, which no C compiler allocates
  * without spilling in the loop; so the loop is written out. One input step is 14
- * instructions for 8 multiply-accumulates (2 input loads, 4 weight loads, 8 MLA), unrolled 16
- * times (a run of an odd number of 8-step groups enters the loop in its middle), and the last
- * 0 to 7 steps of a run enter seven straight ones at the right one; requantising a
+ * instructions for 8 multiply-accumulates (2 input loads, 4 weight loads, 8 MLA), unrolled 32
+ * times; a run enters the loop len mod 32 steps before its end, so that every pass ends on the
+ * loop's one test; requantising a
  * channel of both pixels is 13 (one LDM of its four words, then tinyaot_requant_c() twice, see
  * tinyaot/requant.h, with the output saturated by SSAT), or 8 with a line table (job->line: one
  * LDM of m and h, a copy of h, then SMLAL, SSAT and STRB per pixel, tinyaot_requant_line()).
@@ -117,28 +117,27 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  * In the loop: r4-r7 pixel a's accumulators, r8-r11 pixel b's, r1 a, r2 b, r3 weights, r0 a's
  * byte, ip b's byte, lr a weight. Everything else lives in a frame below the saved registers,
  * set up once per job, including where to go at each branch that depends only on the job (how
- * the run length splits into 16-step, 8-step and single steps; one run or several; forward or
+ * the run enters the loop; one run or several; forward or
  * reverse), so that a block pays for none of those tests. The frame, offsets from sp:
  *
  *   t          0  the block's table, then out_a and out_b (an LDM or STM from sp)
  *   run0      12  the first run's pair of pointers
  *   runs_end  16
- *   unr       20  the run length rounded down to a multiple of 8
+ *   len       20  the run length
  *   req       24  the requantisation of the job's table: sign (requant_c) or line
  *   wstep     28  weights_step
  *   a0, b0    32  one run only: its two pointers
- *   end16     44  a's address where the current run's unrolled steps end
- *   end       48  a's address where the current run ends
+ *   end       40  a's address where the current run ends
  *   next      52  the next run's pair of pointers
  *   tend      56  the table after the last block
- *   entry     60  where a run starts: the 16-step or 8-step loop, or `after`
- *   after     64  after the unrolled steps: into the single steps, or `nextrun`
+ *   entry     60  where a run starts in the loop
  *   nextrun   68  after a run: the next run, or the requantisation
  *   start     72  a block's first run: the only one (its entry), or the first of several
  *   adj       76  after the requantisation: forward, or reverse
  *   pairs     80  the pairs left, then pair_step, pair_out
- *   t0, w0    92  the first block's table and weights
- *   oa0, ob0 100  the current pair's first outputs
+ *   t0        92  the first block's table
+ *   oa0, ob0  96  the current pair's first outputs
+ *   w0       104  the first block's weights
  *   off      108  added to the runs' pointers: pair_step times the pairs done
  *   tback    112  reverse: added to the table after a block, back to the one before it
  */
@@ -146,18 +145,16 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 __asm__(".equ pair_t, 0\n"
 	".equ pair_run0, 12\n"
 	".equ pair_runs_end, 16\n"
-	".equ pair_unr, 20\n"
+	".equ pair_len, 20\n"
 	".equ pair_req, 24\n"
 	/* Every instruction of pair_step has a 32-bit encoding. */
 	".equ pair_step_bytes, 56\n"
 	".equ pair_wstep, 28\n"
 	".equ pair_a0, 32\n"
-	".equ pair_end16, 44\n"
-	".equ pair_end, 48\n"
+	".equ pair_end, 40\n"
 	".equ pair_next, 52\n"
 	".equ pair_tend, 56\n"
 	".equ pair_entry, 60\n"
-	".equ pair_after, 64\n"
 	".equ pair_nextrun, 68\n"
 	".equ pair_start, 72\n"
 	".equ pair_adj, 76\n"
@@ -165,8 +162,8 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_pstep, 84\n"
 	".equ pair_pout, 88\n"
 	".equ pair_t0, 92\n"
-	".equ pair_w0, 96\n"
-	".equ pair_oa0, 100\n"
+	".equ pair_oa0, 96\n"
+	".equ pair_w0, 104\n"
 	".equ pair_off, 108\n"
 	".equ pair_tback, 112\n"
 	".equ pair_frame, 116\n"
@@ -291,7 +288,7 @@ __asm__(".equ pair_t, 0\n"
 	"ldr r0, [sp, #pair_off]\n\t"
 	"add r1, r1, r0\n\t"
 	"add r2, r2, r0\n\t"
-	"ldr r0, [sp, #pair_unr]\n\t"
+	"ldr r0, [sp, #pair_len]\n\t"
 	"add r0, r1, r0\n\t"
 	"str r0, [sp, #\\end]\n\t"
 	"ldr pc, [sp, #pair_entry]\n"
@@ -330,31 +327,27 @@ __asm__(".equ pair_t, 0\n"
 	"ldr ip, [sp, #pair_tend]\n\t"
 	"cmp r0, ip\n\t"
 	"bne \\block\n\t"
-	/* The next pair: its runs, their end and its outputs pair_step and pair_out on, and
-	 * the first block's table and weights again.
+	/* The next pair: its runs (a0, b0, end; off), and its outputs pair_step and pair_out
+	 * on, and the first block's table and weights again; the slots lie so that LDM and STM
+	 * move them.
 	 */
 	"ldr ip, [sp, #pair_pairs]\n\t"
 	"subs ip, ip, #1\n\t"
 	"beq 8f\n\t"
 	"str ip, [sp, #pair_pairs]\n\t"
-	"ldr r6, [sp, #pair_pstep]\n\t"
-	"ldrd r4, r5, [sp, #pair_a0]\n\t"
+	"ldrd r6, r7, [sp, #pair_pstep]\n\t"
+	"add r8, sp, #pair_a0\n\t"
+	"ldm r8, {r3-r5}\n\t"
+	"add r3, r3, r6\n\t"
 	"add r4, r4, r6\n\t"
 	"add r5, r5, r6\n\t"
-	"strd r4, r5, [sp, #pair_a0]\n\t"
-	"ldr r4, [sp, #\\end]\n\t"
-	"add r4, r4, r6\n\t"
-	"str r4, [sp, #\\end]\n\t"
-	"ldr r4, [sp, #pair_off]\n\t"
-	"add r4, r4, r6\n\t"
-	"str r4, [sp, #pair_off]\n\t"
-	"ldr r7, [sp, #pair_pout]\n\t"
-	"ldrd r1, r2, [sp, #pair_oa0]\n\t"
+	"stm r8, {r3-r5}\n\t"
+	"add r8, sp, #pair_t0\n\t"
+	"ldm r8, {r0-r4}\n\t"
 	"add r1, r1, r7\n\t"
 	"add r2, r2, r7\n\t"
-	"strd r1, r2, [sp, #pair_oa0]\n\t"
-	"ldr r0, [sp, #pair_t0]\n\t"
-	"ldr r3, [sp, #pair_w0]\n\t"
+	"add r4, r4, r6\n\t"
+	"stm r8, {r0-r4}\n\t"
 	"stm sp, {r0-r2}\n\t"
 	"b \\block\n"
 	"8:\n\t"
@@ -384,28 +377,16 @@ __asm__(".equ pair_t, 0\n"
 	"tinyaot_conv_pairs:\n\t"
 	"pair_enter pair_frame\n\t"
 	"pair_req .Lpair_req, .Lpair_req_line\n\t"
-	"and ip, r3, #7\n\t"
-	"bic r3, r3, #7\n\t"
-	"str r3, [sp, #pair_unr]\n\t"
-	"pair_runs pair_end16, , pair_req, .Lpair_multi, .Lpair_next\n\t"
-	/* The last rest steps of the seven straight ones, each PAIR_STEP bytes. */
-	"ldr r4, [sp, #pair_nextrun]\n\t"
-	"cmp ip, #0\n\t"
-	"beq 3f\n\t"
-	"adr r4, .Lpair_tail0\n\t"
-	"movs r5, #pair_step_bytes\n\t"
-	"mls r4, r5, ip, r4\n\t"
-	"orr r4, r4, #1\n"
-	"3:\n\t"
-	"str r4, [sp, #pair_after]\n\t"
-	"cbz r3, 4f\n\t"
-	"adr r4, .Lpair_16\n\t"
-	"tst r3, #8\n\t"
-	"beq 5f\n\t"
-	"adr r4, .Lpair_8\n"
-	"5:\n\t"
-	"orr r4, r4, #1\n"
-	"4:\n\t"
+	"str r3, [sp, #pair_len]\n\t"
+	"pair_runs pair_end, , pair_req, .Lpair_multi, .Lpair_next\n\t"
+	/* The entry: (32 - len mod 32) mod 32 steps of pair_step_bytes into the loop. */
+	"and r5, r3, #31\n\t"
+	"rsb r5, r5, #32\n\t"
+	"and r5, r5, #31\n\t"
+	"rsb r5, r5, r5, lsl #3\n\t"
+	"adr r4, .Lpair_32\n\t"
+	"add r4, r4, r5, lsl #3\n\t"
+	"orr r4, r4, #1\n\t"
 	"str r4, [sp, #pair_entry]\n\t"
 	/* One run: its pointers are loaded with the biases, and a block starts at the entry. */
 	"sub r5, r2, r1\n\t"
@@ -432,28 +413,19 @@ __asm__(".equ pair_t, 0\n"
 	".Lpair_multi:\n\t"
 	"ldr r0, [sp, #pair_run0]\n"
 	".Lpair_run:\n\t"
-	"pair_next_run pair_end16\n"
-	".Lpair_16:\n\t"
-	".rept 8\n\t"
-	"pair_step\n\t"
-	".endr\n"
-	".Lpair_8:\n\t"
-	".rept 8\n\t"
-	"pair_step\n\t"
-	".endr\n\t"
-	"ldr lr, [sp, #pair_end16]\n\t"
-	"cmp r1, lr\n\t"
-	"bne .Lpair_16\n\t"
-	"ldr pc, [sp, #pair_after]\n"
-	".rept 6\n\t"
-	"pair_step\n\t"
-	".endr\n"
-	".Lpair_tail1:\n\t"
+	"pair_next_run pair_end\n"
+	".Lpair_32:\n\t"
 	"pair_step\n"
-	".Lpair_tail0:\n\t"
-	".if .Lpair_tail0 - .Lpair_tail1 - pair_step_bytes\n\t"
+	".Lpair_1:\n\t"
+	".if .Lpair_1 - .Lpair_32 - pair_step_bytes\n\t"
 	".error \"pair_step is not pair_step_bytes long\"\n\t"
 	".endif\n\t"
+	".rept 31\n\t"
+	"pair_step\n\t"
+	".endr\n\t"
+	"ldr lr, [sp, #pair_end]\n\t"
+	"cmp r1, lr\n\t"
+	"bne .Lpair_32\n\t"
 	"ldr pc, [sp, #pair_nextrun]\n"
 	".Lpair_next:\n\t"
 	"ldr r0, [sp, #pair_next]\n\t"
@@ -462,7 +434,7 @@ __asm__(".equ pair_t, 0\n"
 	"bne .Lpair_run\n\t"
 	"ldr pc, [sp, #pair_req]\n"
 	".Lpair_req:\n\t"
-	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame, pair_end16\n"
+	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame, pair_end\n"
 	".Lpair_req_line:\n\t"
 	"pair_finish_line\n\t"
 	".size tinyaot_conv_pairs, .-tinyaot_conv_pairs\n\t"
@@ -525,7 +497,7 @@ __asm__(".equ dsp_half, 116\n"
 	"tinyaot_conv_pairs_dsp:\n\t"
 	"pair_enter dsp_frame\n\t"
 	"pair_req .Ldsp_req, .Ldsp_req_line\n\t"
-	"str r3, [sp, #pair_unr]\n\t"
+	"str r3, [sp, #pair_len]\n\t"
 	"movs r4, #0\n\t"
 	"str r4, [sp, #dsp_half]\n\t"
 	"pair_set dsp_after, .Ldsp_half\n\t"
