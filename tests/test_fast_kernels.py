@@ -114,6 +114,8 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "dw_s1_w4": (dwconv((3, 3), 1, "same"), [1, 3, 4, 16], DWCONV),
     "dw_s1_w8_c12": (dwconv((3, 3), 1, "same"), [1, 4, 8, 12], DWCONV),
     "dw_s2_w5": (dwconv((3, 3), 2, "same"), [1, 5, 10, 8], DWCONV),
+    "dw_s2_w10": (dwconv((3, 3), 2, "same"), [1, 4, 20, 16], DWCONV),
+    # Six outputs at stride 2: two groups of 3 rather than 4 and a tail of 2.
     "dw_s2_w6": (dwconv((3, 3), 2, "same"), [1, 4, 12, 16], DWCONV),
     # Two images: groups and pixel pairs run on across the batch.
     "dw_batch2": (dwconv((3, 3), 1, "same"), [2, 3, 5, 16], DWCONV),
@@ -482,3 +484,19 @@ def test_least_multiple():
                 for hi in range(lo, n):
                     want = next((x for x in range(n) if lo <= a * x % n <= hi), None)
                     assert fast.least_multiple(a, n, lo, hi) == want, (a, n, lo, hi)
+
+
+def test_dw_groups(models):
+    """The depthwise group is the widest routine, or one narrower where that divides the row."""
+    want = {
+        "dw_s1_w5": (5, None),
+        "dw_s1_w8_c12": (6, "tinyaot_dw3x3_s1_n2"),
+        "dw_s2_w10": (4, "tinyaot_dw3x3_s2_n2"),
+        "dw_s2_w5_relu": (4, "tinyaot_dw3x3_line_s2_n1"),
+        "dw_s2_w6": (3, None),
+    }
+    for name, (group, tail) in want.items():
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        params = c.steps[-1].call.params
+        got_tail = params["tail"].name if params["tail"] is not None else None
+        assert (params["group"], got_tail) == (group, tail), name

@@ -117,19 +117,20 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  * In the loop: r4-r7 pixel a's accumulators, r8-r11 pixel b's, r1 a, r2 b, r3 weights, r0 a's
  * byte, ip b's byte, lr a weight. Everything else lives in a frame below the saved registers,
  * set up once per job, including where to go at each branch that depends only on the job (how
- * the run enters the loop; one run or several; forward or
- * reverse), so that a block pays for none of those tests. The frame, offsets from sp:
+ * the run enters the loop; one run or several; forward or reverse), so that a block pays
+ * for none of those tests. The frame, offsets from sp:
  *
  *   t          0  the block's table, then out_a and out_b (an LDM or STM from sp)
- *   run0      12  the first run's pair of pointers
+ *   tlast     12  the last block's table: the LDM of t, out_a and out_b loads it too, and
+ *                 the requantisation sets no flags, so the test for the last block is one CMP
  *   runs_end  16
  *   len       20  the run length
  *   req       24  the requantisation of the job's table: sign (requant_c) or line
  *   wstep     28  weights_step
  *   a0, b0    32  one run only: its two pointers
  *   end       40  a's address where the current run ends
+ *   run0      48  the first run's pair of pointers
  *   next      52  the next run's pair of pointers
- *   tend      56  the table after the last block
  *   entry     60  where a run starts in the loop
  *   nextrun   68  after a run: the next run, or the requantisation
  *   start     72  a block's first run: the only one (its entry), or the first of several
@@ -143,7 +144,8 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  */
 
 __asm__(".equ pair_t, 0\n"
-	".equ pair_run0, 12\n"
+	".equ pair_tlast, 12\n"
+	".equ pair_run0, 48\n"
 	".equ pair_runs_end, 16\n"
 	".equ pair_len, 20\n"
 	".equ pair_req, 24\n"
@@ -153,7 +155,6 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_a0, 32\n"
 	".equ pair_end, 40\n"
 	".equ pair_next, 52\n"
-	".equ pair_tend, 56\n"
 	".equ pair_entry, 60\n"
 	".equ pair_nextrun, 68\n"
 	".equ pair_start, 72\n"
@@ -231,8 +232,9 @@ __asm__(".equ pair_t, 0\n"
 	"str r2, [sp, #pair_runs_end]\n\t"
 	"str r5, [sp, #pair_wstep]\n\t"
 	"stm sp, {r6, r8, r9}\n\t"
-	"mla ip, r7, r11, r6\n\t"
-	"str ip, [sp, #pair_tend]\n\t"
+	"sub ip, r11, #1\n\t"
+	"mla ip, r7, ip, r6\n\t"
+	"str ip, [sp, #pair_tlast]\n\t"
 	"str r6, [sp, #pair_t0]\n\t"
 	"str r4, [sp, #pair_w0]\n\t"
 	"strd r8, r9, [sp, #pair_oa0]\n\t"
@@ -298,7 +300,8 @@ __asm__(".equ pair_t, 0\n"
 	 * end the frame slot where one run ends.
 	 */
 	".macro pair_finish rev, fwd, block, frame, end\n\t"
-	"ldm sp, {r0-r2}\n\t"
+	"ldm sp, {r0-r2, ip}\n\t"
+	"cmp r0, ip\n\t"
 	"add r0, r0, #16\n\t"
 	/* Channel 0 needs six free registers: the weights pointer and three of pixel b's
 	 * accumulators wait on the stack until enough are free again.
@@ -312,7 +315,7 @@ __asm__(".equ pair_t, 0\n"
 	"pair_requant r7, r11, r3, r4, r5, r6\n\t"
 	"ldr r3, [sp], #16\n\t"
 	/* Forward, the table, outputs and weights already point at the next block; reverse,
-	 * they step back over two.
+	 * they step back over two. Nothing from the CMP with tlast on sets the flags.
 	 */
 	"ldr pc, [sp, #pair_adj]\n"
 	"\\rev:\n\t"
@@ -324,8 +327,6 @@ __asm__(".equ pair_t, 0\n"
 	"add r3, r3, ip\n"
 	"\\fwd:\n\t"
 	"stm sp, {r0-r2}\n\t"
-	"ldr ip, [sp, #pair_tend]\n\t"
-	"cmp r0, ip\n\t"
 	"bne \\block\n\t"
 	/* The next pair: its runs (a0, b0, end; off), and its outputs pair_step and pair_out
 	 * on, and the first block's table and weights again; the slots lie so that LDM and STM
@@ -358,7 +359,8 @@ __asm__(".equ pair_t, 0\n"
 	 * registers are enough, so nothing waits on the stack.
 	 */
 	".macro pair_finish_line\n\t"
-	"ldm sp, {r0-r2}\n\t"
+	"ldm sp, {r0-r2, ip}\n\t"
+	"cmp r0, ip\n\t"
 	"add r0, r0, #16\n\t"
 	"pair_line r4, r8\n\t"
 	"pair_line r5, r9\n\t"
