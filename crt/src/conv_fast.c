@@ -599,7 +599,9 @@ __asm__(".equ dsp_half, 116\n"
  * r2 the table, r3 the output, r4-r7 the accumulators, r8 an input, r9 a weight, r11 the blocks
  * left; ip and lr the ends of the unrolled and the single steps. The frame: the input, both ends,
  * then what each block adds to the weights, table and output pointers (0 forward; back over two
- * blocks in reverse), and where the requantisation for the job's table starts.
+ * blocks in reverse), and where the requantisation starts. tinyaot_conv_single (tables for
+ * tinyaot_requant_c) and tinyaot_conv_single_line each hold their requantisation and enter the
+ * shared body with its address in ip: a model links only the one it names.
  */
 
 /* The assembly below has the tables' sizes built in: 80 and 48 bytes a block. */
@@ -632,15 +634,11 @@ __asm__(".macro pixel_step\n\t"
 	"ssat r9, #8, r9, asr #2\n\t"
 	"strb r9, [r3], #1\n"
 	".endm\n"
-	".pushsection .text.tinyaot_conv_single,\"ax\",%progbits\n\t"
+	".pushsection .text.tinyaot_conv_single_body,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
-	".p2align 2\n\t"
-	".global tinyaot_conv_single\n\t"
-	".hidden tinyaot_conv_single\n\t"
-	".type tinyaot_conv_single, %function\n\t"
-	".thumb_func\n"
-	"tinyaot_conv_single:\n\t"
+	".p2align 2\n"
+	".Lpix_body:\n\t"
 	"push {r4-r11, lr}\n\t"
 	"sub sp, sp, #28\n\t"
 	"ldr r4, [r0, #0]\n\t"
@@ -659,13 +657,11 @@ __asm__(".macro pixel_step\n\t"
 	"ldr r11, [r0, #40]\n\t"
 	"ldr r5, [r0, #24]\n\t"
 	"ldr r7, [r0, #68]\n\t"
-	"adr r8, 6f\n\t"
 	"sub r5, r5, #80\n\t"
 	"cbz r7, 7f\n\t"
-	"adr r8, 8f\n\t"
 	"add r5, r5, #32\n"
 	"7:\n\t"
-	"orr r8, r8, #1\n\t"
+	"orr r8, ip, #1\n\t"
 	"add r7, sp, #12\n\t"
 	"stm r7, {r4-r6, r8}\n"
 	"1:\n\t"
@@ -688,18 +684,7 @@ __asm__(".macro pixel_step\n\t"
 	"bne 4b\n"
 	"5:\n\t"
 	"ldr pc, [sp, #24]\n"
-	"6:\n\t"
-	"pixel_requant r4\n\t"
-	"pixel_requant r5\n\t"
-	"pixel_requant r6\n\t"
-	"pixel_requant r7\n\t"
-	"b 9f\n"
-	"8:\n\t"
-	"pixel_line r4\n\t"
-	"pixel_line r5\n\t"
-	"pixel_line r6\n\t"
-	"pixel_line r7\n"
-	"9:\n\t"
+	".Lpix_after:\n\t"
 	"add r10, sp, #12\n\t"
 	"ldm r10, {r8, r9, ip}\n\t"
 	"add r1, r1, r8\n\t"
@@ -709,8 +694,28 @@ __asm__(".macro pixel_step\n\t"
 	"bne 1b\n\t"
 	"add sp, sp, #28\n\t"
 	"pop {r4-r11, pc}\n\t"
-	".size tinyaot_conv_single, .-tinyaot_conv_single\n\t"
-	".popsection\n");
+	".popsection\n\t"
+	".macro pixel_entry name, requant\n\t"
+	".pushsection .text.\\name,\"ax\",%progbits\n\t"
+	".p2align 2\n\t"
+	".global \\name\n\t"
+	".hidden \\name\n\t"
+	".type \\name, %function\n\t"
+	".thumb_func\n"
+	"\\name:\n\t"
+	"adr ip, 1f\n\t"
+	"b .Lpix_body\n"
+	"1:\n\t"
+	"\\requant r4\n\t"
+	"\\requant r5\n\t"
+	"\\requant r6\n\t"
+	"\\requant r7\n\t"
+	"b .Lpix_after\n\t"
+	".size \\name, .-\\name\n\t"
+	".popsection\n"
+	".endm\n\t"
+	"pixel_entry tinyaot_conv_single, pixel_requant\n\t"
+	"pixel_entry tinyaot_conv_single_line, pixel_line\n");
 
 /* The line requantisation's SSAT shifts by 2 (asr #2 above). */
 typedef char tinyaot_line_shift[TINYAOT_LINE_SHIFT == 2 ? 1 : -1];
@@ -741,6 +746,11 @@ void tinyaot_conv_pairs(const struct tinyaot_pair_job *job)
 }
 
 void tinyaot_conv_single(const struct tinyaot_pair_job *job)
+{
+	tinyaot_conv_pairs_c(job);
+}
+
+void tinyaot_conv_single_line(const struct tinyaot_pair_job *job)
 {
 	tinyaot_conv_pairs_c(job);
 }

@@ -64,7 +64,8 @@ enum tinyaot_conv_fast_mode {
  *                           and up, tinyaot_conv_pairs_c elsewhere;
  *   tinyaot_conv_pairs_dsp  the same where TINYAOT_CONV_DSP, with the weights in its layout;
  *   tinyaot_conv_single     the last pixel of an odd count, alone, with one run (a = b), under
- *                           tinyaot_conv_pairs' conditions;
+ *                           tinyaot_conv_pairs' conditions (tinyaot_conv_single_line for line
+ *                           tables);
  *   tinyaot_conv_pairs_c    any job: a partial last block, a clamp narrower than int8.
  */
 struct tinyaot_pair_job;
@@ -73,6 +74,7 @@ typedef void tinyaot_pair_fn(const struct tinyaot_pair_job *job);
 tinyaot_pair_fn tinyaot_conv_pairs;
 tinyaot_pair_fn tinyaot_conv_pairs_c;
 tinyaot_pair_fn tinyaot_conv_single;
+tinyaot_pair_fn tinyaot_conv_single_line;
 #if TINYAOT_CONV_DSP
 tinyaot_pair_fn tinyaot_conv_pairs_dsp;
 #endif

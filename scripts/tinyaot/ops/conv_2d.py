@@ -176,7 +176,7 @@ def lower_fast(
     whole = out_c % 4 == 0 and act == (-128, 127)
     odd = dims["batches"] * dims["out_h"] * dims["out_w"] % 2 == 1
     pairs = Routine("tinyaot_conv_pairs" if whole else "tinyaot_conv_pairs_c")
-    single = Routine("tinyaot_conv_single") if whole and odd else None
+    single = Routine(f"tinyaot_conv_single{'_line' if ch.line else ''}") if whole and odd else None
     params["pairs"], params["single"] = pairs, single
     # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c) as well:
     # the DSP routine's layout, a word of four consecutive weights per channel, which the
