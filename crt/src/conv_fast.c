@@ -109,10 +109,12 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  * without spilling in the loop; so the loop is written out. One input step is 14
  * instructions for 8 multiply-accumulates (2 input loads, 4 weight loads, 8 MLA), unrolled 32
  * times; a run enters the loop len mod 32 steps before its end, so that every pass ends on the
- * loop's one test; requantising a
- * channel of both pixels is 13 (one LDM of its four words, then tinyaot_requant_c() twice, see
- * tinyaot/requant.h, with the output saturated by SSAT), or 8 with a line table (job->line: one
- * LDM of m and h, a copy of h, then SMLAL, SSAT and STRB per pixel, tinyaot_requant_line()).
+ * loop's one test. Requantising a channel of both pixels is 13 in tinyaot_conv_pairs (one LDM
+ * of its four words, then tinyaot_requant_c() twice, see tinyaot/requant.h, with the output
+ * saturated by SSAT), or 8 in tinyaot_conv_pairs_line (an LDM of m and h, then SMLAL, SSAT
+ * and STRB per pixel, h loaded again for the second, tinyaot_requant_line()). Each of the two
+ * holds its requantisation in its own section and enters the shared body with its address in
+ * ip, so a model links only the one it names.
  *
  * In the loop: r4-r7 pixel a's accumulators, r8-r11 pixel b's, r1 a, r2 b, r3 weights, r0 a's
  * byte, ip b's byte, lr a weight. Everything else lives in a frame below the saved registers,
@@ -224,9 +226,13 @@ __asm__(".equ pair_t, 0\n"
 	 * r2 runs_end, r3 len, r4 weights, r5 weights_step, r6 table, r7 table_step, r8 out_a,
 	 * r9 out_b, r10 out_step, r11 blocks; r1-r7 stay as loaded.
 	 */
-	".macro pair_enter frame\n\t"
+	".macro pair_enter frame, req\n\t"
 	"push {r4-r11, lr}\n\t"
 	"sub sp, sp, #\\frame\n\t"
+	".ifnb \\req\n\t"
+	"orr ip, ip, #1\n\t"
+	"str ip, [sp, #pair_req]\n\t"
+	".endif\n\t"
 	"ldm r0, {r1-r11}\n\t"
 	"str r1, [sp, #pair_run0]\n\t"
 	"str r2, [sp, #pair_runs_end]\n\t"
@@ -295,11 +301,10 @@ __asm__(".equ pair_t, 0\n"
 	"str r0, [sp, #\\end]\n\t"
 	"ldr pc, [sp, #pair_entry]\n"
 	".endm\n"
-	/* The block's eight accumulators in r4-r11 requantised and stored, then the next block,
-	 * the next pair or the return: rev and fwd name the two ways on, block the block's start,
-	 * end the frame slot where one run ends.
+	/* The block's eight accumulators in r4-r11 requantised and stored (tinyaot_requant_c),
+	 * then on to pair_tail's rev or fwd.
 	 */
-	".macro pair_finish rev, fwd, block, frame, end\n\t"
+	".macro pair_finish\n\t"
 	"ldm sp, {r0-r2, ip}\n\t"
 	"cmp r0, ip\n\t"
 	"add r0, r0, #16\n\t"
@@ -318,6 +323,11 @@ __asm__(".equ pair_t, 0\n"
 	 * they step back over two. Nothing from the CMP with tlast on sets the flags.
 	 */
 	"ldr pc, [sp, #pair_adj]\n"
+	".endm\n"
+	/* After the requantisation, the next block, the next pair or the return: rev and fwd
+	 * name the two ways on, block the block's start.
+	 */
+	".macro pair_tail rev, fwd, block, frame\n"
 	"\\rev:\n\t"
 	"ldr ip, [sp, #pair_tback]\n\t"
 	"add r0, r0, ip\n\t"
@@ -355,8 +365,8 @@ __asm__(".equ pair_t, 0\n"
 	"add sp, sp, #\\frame\n\t"
 	"pop {r4-r11, pc}\n"
 	".endm\n"
-	/* pair_finish's requantisation for a line table, then on as pair_finish goes: two free
-	 * registers are enough, so nothing waits on the stack.
+	/* pair_finish for a line table (tinyaot_requant_line): two free registers are enough,
+	 * so nothing waits on the stack.
 	 */
 	".macro pair_finish_line\n\t"
 	"ldm sp, {r0-r2, ip}\n\t"
@@ -368,17 +378,12 @@ __asm__(".equ pair_t, 0\n"
 	"pair_line r7, r11\n\t"
 	"ldr pc, [sp, #pair_adj]\n"
 	".endm\n"
-	".pushsection .text.tinyaot_conv_pairs,\"ax\",%progbits\n\t"
+	".pushsection .text.tinyaot_conv_pairs_body,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
-	".p2align 2\n\t"
-	".global tinyaot_conv_pairs\n\t"
-	".hidden tinyaot_conv_pairs\n\t"
-	".type tinyaot_conv_pairs, %function\n\t"
-	".thumb_func\n"
-	"tinyaot_conv_pairs:\n\t"
-	"pair_enter pair_frame\n\t"
-	"pair_req .Lpair_req, .Lpair_req_line\n\t"
+	".p2align 2\n"
+	".Lpair_body:\n\t"
+	"pair_enter pair_frame, 1\n\t"
 	"str r3, [sp, #pair_len]\n\t"
 	"pair_runs pair_end, , pair_req, .Lpair_multi, .Lpair_next\n\t"
 	/* The entry: (32 - len mod 32) mod 32 steps of pair_step_bytes into the loop. */
@@ -434,13 +439,26 @@ __asm__(".equ pair_t, 0\n"
 	"ldr ip, [sp, #pair_runs_end]\n\t"
 	"cmp r0, ip\n\t"
 	"bne .Lpair_run\n\t"
-	"ldr pc, [sp, #pair_req]\n"
-	".Lpair_req:\n\t"
-	"pair_finish .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame, pair_end\n"
-	".Lpair_req_line:\n\t"
-	"pair_finish_line\n\t"
-	".size tinyaot_conv_pairs, .-tinyaot_conv_pairs\n\t"
-	".popsection\n");
+	"ldr pc, [sp, #pair_req]\n\t"
+	"pair_tail .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame\n\t"
+	".popsection\n\t"
+	".macro pair_entry name, finish\n\t"
+	".pushsection .text.\\name,\"ax\",%progbits\n\t"
+	".p2align 2\n\t"
+	".global \\name\n\t"
+	".hidden \\name\n\t"
+	".type \\name, %function\n\t"
+	".thumb_func\n"
+	"\\name:\n\t"
+	"adr ip, 1f\n\t"
+	"b .Lpair_body\n"
+	"1:\n\t"
+	"\\finish\n\t"
+	".size \\name, .-\\name\n\t"
+	".popsection\n"
+	".endm\n\t"
+	"pair_entry tinyaot_conv_pairs, pair_finish\n\t"
+	"pair_entry tinyaot_conv_pairs_line, pair_finish_line\n");
 
 #if TINYAOT_CONV_DSP
 /*
@@ -583,9 +601,10 @@ __asm__(".equ dsp_half, 116\n"
 	"ldm r0, {r4, r5, r8, r9}\n\t"
 	"ldr pc, [sp, #pair_req]\n"
 	".Ldsp_req:\n\t"
-	"pair_finish .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame, pair_end\n"
+	"pair_finish\n"
 	".Ldsp_req_line:\n\t"
 	"pair_finish_line\n\t"
+	"pair_tail .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame\n\t"
 	".size tinyaot_conv_pairs_dsp, .-tinyaot_conv_pairs_dsp\n\t"
 	".popsection\n");
 #endif
@@ -741,6 +760,11 @@ typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 
 
 #else
 void tinyaot_conv_pairs(const struct tinyaot_pair_job *job)
+{
+	tinyaot_conv_pairs_c(job);
+}
+
+void tinyaot_conv_pairs_line(const struct tinyaot_pair_job *job)
 {
 	tinyaot_conv_pairs_c(job);
 }

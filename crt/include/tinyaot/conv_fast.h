@@ -61,7 +61,8 @@ enum tinyaot_conv_fast_mode {
  * the routines in the params, so only those a model uses are linked:
  *
  *   tinyaot_conv_pairs      whole blocks and the clamp of int8: Thumb-2 assembly on Cortex-M3
- *                           and up, tinyaot_conv_pairs_c elsewhere;
+ *                           and up, tinyaot_conv_pairs_c elsewhere (tinyaot_conv_pairs_line
+ *                           for line tables);
  *   tinyaot_conv_pairs_dsp  the same where TINYAOT_CONV_DSP, with the weights in its layout;
  *   tinyaot_conv_single     the last pixel of an odd count, alone, with one run (a = b), under
  *                           tinyaot_conv_pairs' conditions (tinyaot_conv_single_line for line
@@ -72,6 +73,7 @@ struct tinyaot_pair_job;
 typedef void tinyaot_pair_fn(const struct tinyaot_pair_job *job);
 
 tinyaot_pair_fn tinyaot_conv_pairs;
+tinyaot_pair_fn tinyaot_conv_pairs_line;
 tinyaot_pair_fn tinyaot_conv_pairs_c;
 tinyaot_pair_fn tinyaot_conv_single;
 tinyaot_pair_fn tinyaot_conv_single_line;

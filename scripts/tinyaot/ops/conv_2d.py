@@ -175,8 +175,9 @@ def lower_fast(
     # for an odd pixel count's last pixel.
     whole = out_c % 4 == 0 and act == (-128, 127)
     odd = dims["batches"] * dims["out_h"] * dims["out_w"] % 2 == 1
-    pairs = Routine("tinyaot_conv_pairs" if whole else "tinyaot_conv_pairs_c")
-    single = Routine(f"tinyaot_conv_single{'_line' if ch.line else ''}") if whole and odd else None
+    line = "_line" if ch.line else ""
+    pairs = Routine(f"tinyaot_conv_pairs{line}" if whole else "tinyaot_conv_pairs_c")
+    single = Routine(f"tinyaot_conv_single{line}") if whole and odd else None
     params["pairs"], params["single"] = pairs, single
     # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c) as well:
     # the DSP routine's layout, a word of four consecutive weights per channel, which the
