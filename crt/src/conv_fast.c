@@ -125,14 +125,14 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  *   t          0  the block's table, then out_a and out_b (an LDM or STM from sp)
  *   tlast     12  the last block's table: the LDM of t, out_a and out_b loads it too, and
  *                 the requantisation sets no flags, so the test for the last block is one CMP
- *   runs_end  16
- *   len       20  the run length
+ *   tback     20  reverse: added to the table after a block, back to the one before it
  *   req       24  the requantisation of the job's table: sign (requant_c) or line
  *   wstep     28  weights_step
  *   a0, b0    32  one run only: its two pointers
  *   end       40  a's address where the current run ends
  *   run0      48  the first run's pair of pointers
- *   next      52  the next run's pair of pointers
+ *   next      52  the next run's pair of pointers, then where the runs end (one LDRD)
+ *   runs_end  56
  *   entry     60  where a run starts in the loop
  *   nextrun   68  after a run: the next run, or the requantisation
  *   start     72  a block's first run: the only one (its entry), or the first of several
@@ -141,15 +141,14 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  *   t0        92  the first block's table
  *   oa0, ob0  96  the current pair's first outputs
  *   w0       104  the first block's weights
- *   off      108  added to the runs' pointers: pair_step times the pairs done
- *   tback    112  reverse: added to the table after a block, back to the one before it
+ *   off      108  added to the runs' pointers: pair_step times the pairs done, then the run
+ *   len      112  length (one LDRD)
  */
 
 __asm__(".equ pair_t, 0\n"
 	".equ pair_tlast, 12\n"
 	".equ pair_run0, 48\n"
-	".equ pair_runs_end, 16\n"
-	".equ pair_len, 20\n"
+	".equ pair_tback, 20\n"
 	".equ pair_req, 24\n"
 	/* Every instruction of pair_step has a 32-bit encoding. */
 	".equ pair_step_bytes, 56\n"
@@ -157,6 +156,7 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_a0, 32\n"
 	".equ pair_end, 40\n"
 	".equ pair_next, 52\n"
+	".equ pair_runs_end, 56\n"
 	".equ pair_entry, 60\n"
 	".equ pair_nextrun, 68\n"
 	".equ pair_start, 72\n"
@@ -168,7 +168,7 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_oa0, 96\n"
 	".equ pair_w0, 104\n"
 	".equ pair_off, 108\n"
-	".equ pair_tback, 112\n"
+	".equ pair_len, 112\n"
 	".equ pair_frame, 116\n"
 	/* Stores the address of a local label, with the Thumb bit, at a frame offset. */
 	".macro pair_set off, label\n\t"
@@ -293,12 +293,11 @@ __asm__(".equ pair_t, 0\n"
 	".macro pair_next_run end\n\t"
 	"ldmia r0!, {r1, r2}\n\t"
 	"str r0, [sp, #pair_next]\n\t"
-	"ldr r0, [sp, #pair_off]\n\t"
-	"add r1, r1, r0\n\t"
-	"add r2, r2, r0\n\t"
-	"ldr r0, [sp, #pair_len]\n\t"
-	"add r0, r1, r0\n\t"
-	"str r0, [sp, #\\end]\n\t"
+	"ldrd ip, lr, [sp, #pair_off]\n\t"
+	"add r1, r1, ip\n\t"
+	"add r2, r2, ip\n\t"
+	"add lr, r1, lr\n\t"
+	"str lr, [sp, #\\end]\n\t"
 	"ldr pc, [sp, #pair_entry]\n"
 	".endm\n"
 	/* The block's eight accumulators in r4-r11 requantised and stored (tinyaot_requant_c),
@@ -435,14 +434,16 @@ __asm__(".equ pair_t, 0\n"
 	"bne .Lpair_32\n\t"
 	"ldr pc, [sp, #pair_nextrun]\n"
 	".Lpair_next:\n\t"
-	"ldr r0, [sp, #pair_next]\n\t"
-	"ldr ip, [sp, #pair_runs_end]\n\t"
+	"ldrd r0, ip, [sp, #pair_next]\n\t"
 	"cmp r0, ip\n\t"
 	"bne .Lpair_run\n\t"
 	"ldr pc, [sp, #pair_req]\n\t"
 	"pair_tail .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame\n\t"
 	".popsection\n\t"
-	".macro pair_entry name, finish\n\t"
+	/* An entry in its own section: the address of its finish (what follows) in ip, then
+	 * the shared body. The pixel routines below are made the same way.
+	 */
+	".macro conv_entry name, body, finish\n\t"
 	".pushsection .text.\\name,\"ax\",%progbits\n\t"
 	".p2align 2\n\t"
 	".global \\name\n\t"
@@ -451,14 +452,14 @@ __asm__(".equ pair_t, 0\n"
 	".thumb_func\n"
 	"\\name:\n\t"
 	"adr ip, 1f\n\t"
-	"b .Lpair_body\n"
+	"b \\body\n"
 	"1:\n\t"
 	"\\finish\n\t"
 	".size \\name, .-\\name\n\t"
 	".popsection\n"
 	".endm\n\t"
-	"pair_entry tinyaot_conv_pairs, pair_finish\n\t"
-	"pair_entry tinyaot_conv_pairs_line, pair_finish_line\n");
+	"conv_entry tinyaot_conv_pairs, .Lpair_body, pair_finish\n\t"
+	"conv_entry tinyaot_conv_pairs_line, .Lpair_body, pair_finish_line\n");
 
 #if TINYAOT_CONV_DSP
 /*
@@ -572,8 +573,7 @@ __asm__(".equ dsp_half, 116\n"
 	"bne .Ldsp_s0\n\t"
 	"ldr pc, [sp, #pair_nextrun]\n"
 	".Ldsp_next:\n\t"
-	"ldr r0, [sp, #pair_next]\n\t"
-	"ldr ip, [sp, #pair_runs_end]\n\t"
+	"ldrd r0, ip, [sp, #pair_next]\n\t"
 	"cmp r0, ip\n\t"
 	"bne .Ldsp_run\n"
 	/* A half is done: after the first, keep its accumulators and run the second. */
@@ -714,27 +714,15 @@ __asm__(".macro pixel_step\n\t"
 	"add sp, sp, #28\n\t"
 	"pop {r4-r11, pc}\n\t"
 	".popsection\n\t"
-	".macro pixel_entry name, requant\n\t"
-	".pushsection .text.\\name,\"ax\",%progbits\n\t"
-	".p2align 2\n\t"
-	".global \\name\n\t"
-	".hidden \\name\n\t"
-	".type \\name, %function\n\t"
-	".thumb_func\n"
-	"\\name:\n\t"
-	"adr ip, 1f\n\t"
-	"b .Lpix_body\n"
-	"1:\n\t"
+	".macro pixel_finish requant\n\t"
 	"\\requant r4\n\t"
 	"\\requant r5\n\t"
 	"\\requant r6\n\t"
 	"\\requant r7\n\t"
-	"b .Lpix_after\n\t"
-	".size \\name, .-\\name\n\t"
-	".popsection\n"
+	"b .Lpix_after\n"
 	".endm\n\t"
-	"pixel_entry tinyaot_conv_single, pixel_requant\n\t"
-	"pixel_entry tinyaot_conv_single_line, pixel_line\n");
+	"conv_entry tinyaot_conv_single, .Lpix_body, \"pixel_finish pixel_requant\"\n\t"
+	"conv_entry tinyaot_conv_single_line, .Lpix_body, \"pixel_finish pixel_line\"\n");
 
 /* The line requantisation's SSAT shifts by 2 (asr #2 above). */
 typedef char tinyaot_line_shift[TINYAOT_LINE_SHIFT == 2 ? 1 : -1];
