@@ -5,8 +5,8 @@
 
 #include <tinyaot/concatenation.h>
 
-static void concatenate(const struct tinyaot_concatenation_params *p, const uint8_t *const *inputs,
-			uint8_t *out)
+static void tinyaot_concatenate(const struct tinyaot_concatenation_params *p,
+				const uint8_t *const *inputs, uint8_t *out)
 {
 	for (int32_t k = 0; k < p->outer; k++) {
 		for (int32_t i = 0; i < p->inputs_count; i++) {
@@ -26,7 +26,7 @@ void tinyaot_concatenation_s8(const struct tinyaot_concatenation_params *p,
 	for (int32_t i = 0; i < p->inputs_count; i++) {
 		bytes[i] = (const uint8_t *)inputs[i];
 	}
-	concatenate(p, bytes, (uint8_t *)output);
+	tinyaot_concatenate(p, bytes, (uint8_t *)output);
 }
 
 void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p,
@@ -37,5 +37,5 @@ void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p,
 	for (int32_t i = 0; i < p->inputs_count; i++) {
 		bytes[i] = (const uint8_t *)inputs[i];
 	}
-	concatenate(p, bytes, (uint8_t *)output);
+	tinyaot_concatenate(p, bytes, (uint8_t *)output);
 }

@@ -17,8 +17,8 @@ typedef void pair_accumulate_fn(const struct tinyaot_pair_job *job, const struct
 				const int8_t **w, int32_t acc[8]);
 
 /* The portable block loop of one pair: bias, accumulate, requantise and clamp. */
-static void pair_run_blocks(const struct tinyaot_pair_job *job, const struct pair_at *at,
-			    pair_accumulate_fn *accumulate)
+static void tinyaot_pair_run_blocks(const struct tinyaot_pair_job *job, const struct pair_at *at,
+				    pair_accumulate_fn *accumulate)
 {
 	const int8_t *w = job->weights;
 	const int32_t *t = job->table;
@@ -55,7 +55,8 @@ static void pair_run_blocks(const struct tinyaot_pair_job *job, const struct pai
 }
 
 /* The job's pairs one after the other. */
-static void pair_run_pairs(const struct tinyaot_pair_job *job, pair_accumulate_fn *accumulate)
+static void tinyaot_pair_run_pairs(const struct tinyaot_pair_job *job,
+				   pair_accumulate_fn *accumulate)
 {
 	const int8_t *run[2 * TINYAOT_CONV_FAST_RUNS_MAX];
 	const int32_t n = (int32_t)(job->runs_end - job->run);
@@ -69,13 +70,13 @@ static void pair_run_pairs(const struct tinyaot_pair_job *job, pair_accumulate_f
 		}
 		at.out_a = job->out_a + i * job->pair_out;
 		at.out_b = job->out_b + i * job->pair_out;
-		pair_run_blocks(job, &at, accumulate);
+		tinyaot_pair_run_blocks(job, &at, accumulate);
 	}
 }
 
 /* The weights in the default layout: per input, the block's four channels. */
-static void pair_accumulate(const struct tinyaot_pair_job *job, const struct pair_at *at,
-			    const int8_t **weights, int32_t acc[8])
+static void tinyaot_pair_accumulate(const struct tinyaot_pair_job *job, const struct pair_at *at,
+				    const int8_t **weights, int32_t acc[8])
 {
 	const int8_t *w = *weights;
 
@@ -99,7 +100,7 @@ static void pair_accumulate(const struct tinyaot_pair_job *job, const struct pai
  */
 void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 {
-	pair_run_pairs(job, pair_accumulate);
+	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate);
 }
 
 #if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
@@ -380,7 +381,10 @@ __asm__(".equ pair_t, 0\n"
 	".pushsection .text.tinyaot_conv_pairs_body,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
-	".p2align 2\n"
+	".p2align 2\n\t"
+	/* Named and sized, local, so that size reports count it with the runtime. */
+	".type tinyaot_conv_pairs_body, %function\n"
+	"tinyaot_conv_pairs_body:\n"
 	".Lpair_body:\n\t"
 	"pair_enter pair_frame, 1\n\t"
 	"str r3, [sp, #pair_len]\n\t"
@@ -439,6 +443,7 @@ __asm__(".equ pair_t, 0\n"
 	"bne .Lpair_run\n\t"
 	"ldr pc, [sp, #pair_req]\n\t"
 	"pair_tail .Lpair_rev, .Lpair_fwd, .Lpair_block, pair_frame\n\t"
+	".size tinyaot_conv_pairs_body, .-tinyaot_conv_pairs_body\n\t"
 	".popsection\n\t"
 	/* An entry in its own section: the address of its finish (what follows) in ip, then
 	 * the shared body. The pixel routines below are made the same way.
@@ -656,7 +661,9 @@ __asm__(".macro pixel_step\n\t"
 	".pushsection .text.tinyaot_conv_single_body,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
-	".p2align 2\n"
+	".p2align 2\n\t"
+	".type tinyaot_conv_single_body, %function\n"
+	"tinyaot_conv_single_body:\n"
 	".Lpix_body:\n\t"
 	"push {r4-r11, lr}\n\t"
 	"sub sp, sp, #28\n\t"
@@ -713,6 +720,7 @@ __asm__(".macro pixel_step\n\t"
 	"bne 1b\n\t"
 	"add sp, sp, #28\n\t"
 	"pop {r4-r11, pc}\n\t"
+	".size tinyaot_conv_single_body, .-tinyaot_conv_single_body\n\t"
 	".popsection\n\t"
 	".macro pixel_finish requant\n\t"
 	"\\requant r4\n\t"
@@ -775,8 +783,8 @@ struct conv_fast_pixel {
 };
 
 /* Fills px for output pixel i; returns its column. */
-static int32_t conv_fast_locate(const struct tinyaot_conv_dims *d, int32_t i, const int8_t *input,
-				struct conv_fast_pixel *px)
+static int32_t tinyaot_conv_fast_locate(const struct tinyaot_conv_dims *d, int32_t i,
+					const int8_t *input, struct conv_fast_pixel *px)
 {
 	const int32_t line = i / d->out_w;
 	const int32_t ox = i - line * d->out_w;
@@ -803,9 +811,9 @@ static int32_t conv_fast_locate(const struct tinyaot_conv_dims *d, int32_t i, co
  * go four at a time where they can (memcpy of 4 is one LDR or STR; Cortex-M3 and up, like the
  * host, allow unaligned access).
  */
-static CONV_FAST_NO_LIBCALLS void conv_fast_patch(const struct tinyaot_conv_dims *d,
-						  const struct conv_fast_pixel *px, int8_t zp,
-						  int8_t *restrict patch)
+static CONV_FAST_NO_LIBCALLS void tinyaot_conv_fast_patch(const struct tinyaot_conv_dims *d,
+							  const struct conv_fast_pixel *px,
+							  int8_t zp, int8_t *restrict patch)
 {
 	/* Locals: a store through patch could otherwise alias d and px, forcing reloads. */
 	const int32_t k_h = d->k_h, in_h = d->in_h, in_c = d->in_c;
@@ -867,8 +875,9 @@ static CONV_FAST_NO_LIBCALLS void conv_fast_patch(const struct tinyaot_conv_dims
 }
 
 /* The pixel's runs (every other entry of `run`); returns the run length. */
-static int32_t conv_fast_runs(const struct tinyaot_conv_dims *d, const struct conv_fast_pixel *px,
-			      int32_t whole, const int8_t *zero_row, const int8_t **restrict run)
+static int32_t tinyaot_conv_fast_runs(const struct tinyaot_conv_dims *d,
+				      const struct conv_fast_pixel *px, int32_t whole,
+				      const int8_t *zero_row, const int8_t **restrict run)
 {
 	const int32_t k_h = d->k_h, k_w = d->k_w, in_h = d->in_h, in_w = d->in_w, in_c = d->in_c;
 	const int32_t row = in_w * in_c;
@@ -976,7 +985,7 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 		const int32_t ia = 2 * pair;
 		const int32_t ib = ia + 1 < pixels ? ia + 1 : ia;
 		struct conv_fast_pixel px[2];
-		const int32_t ox = conv_fast_locate(d, ia, input, &px[0]);
+		const int32_t ox = tinyaot_conv_fast_locate(d, ia, input, &px[0]);
 		int32_t count = 1;
 
 		if (ib != ia && ox + 1 < d->out_w) {
@@ -985,20 +994,21 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 			px[1].x0 += d->stride_w;
 			px[1].whole = px[1].x0 >= 0 && px[1].x0 + d->k_w <= d->in_w;
 		} else {
-			conv_fast_locate(d, ib, input, &px[1]);
+			tinyaot_conv_fast_locate(d, ib, input, &px[1]);
 		}
 		const int32_t whole = px[0].whole && px[1].whole;
 
 		if (p->mode == TINYAOT_CONV_PATCH ||
 		    (!whole && depth <= TINYAOT_CONV_FAST_PATCH_MAX)) {
-			conv_fast_patch(d, &px[0], p->zero_row[0], buf.patch[0]);
-			conv_fast_patch(d, &px[1], p->zero_row[0], buf.patch[1]);
+			tinyaot_conv_fast_patch(d, &px[0], p->zero_row[0], buf.patch[0]);
+			tinyaot_conv_fast_patch(d, &px[1], p->zero_row[0], buf.patch[1]);
 			job.run = patch_run;
 			job.runs_end = &patch_run[2];
 			job.len = depth;
 		} else {
-			job.len = conv_fast_runs(d, &px[0], whole, p->zero_row, &buf.run[0]);
-			conv_fast_runs(d, &px[1], whole, p->zero_row, &buf.run[1]);
+			job.len =
+				tinyaot_conv_fast_runs(d, &px[0], whole, p->zero_row, &buf.run[0]);
+			tinyaot_conv_fast_runs(d, &px[1], whole, p->zero_row, &buf.run[1]);
 			job.run = buf.run;
 			job.runs_end = &buf.run[2 * (depth / job.len)];
 			if (even && whole && px[0].y0 >= 0 && px[0].y0 + d->k_h <= d->in_h) {

@@ -11,14 +11,14 @@
 /* The widest group, which sizes the stage's output slots. */
 #define WIDEST 6
 
-static inline int32_t dw3x3_weight(const int32_t *record, int32_t k)
+static inline int32_t tinyaot_dw3x3_weight(const int32_t *record, int32_t k)
 {
 	return (int8_t)(uint8_t)((uint32_t)record[1 + k / 4] >> (8 * (k % 4)));
 }
 
 /* The portable block routine: the reference for the Thumb-2 ones below. */
-static void dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t s, int32_t lo,
-			int32_t hi, int32_t line)
+static void tinyaot_dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t s,
+				int32_t lo, int32_t hi, int32_t line)
 {
 	do {
 		int32_t acc[WIDEST];
@@ -27,7 +27,7 @@ static void dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t
 			acc[i] = record[0];
 		}
 		for (int32_t k = 0; k < 9; k++) {
-			const int32_t w = dw3x3_weight(record, k);
+			const int32_t w = tinyaot_dw3x3_weight(record, k);
 			const int8_t *x = stage + (k / 3) * ROW + (k % 3) * CH;
 
 			for (int32_t i = 0; i < n; i++) {
@@ -49,10 +49,12 @@ static void dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t
 void tinyaot_dw3x3_c(const int32_t *records, int8_t *stage, int32_t n,
 		     const struct tinyaot_dwconv_fast_params *p)
 {
-	dw3x3_block(records, stage, n, p->d.stride_w, p->act_min, p->act_max, p->line);
+	tinyaot_dw3x3_block(records, stage, n, p->d.stride_w, p->act_min, p->act_max, p->line);
 }
 
-/* The columns of a group's window (dw3x3_stage); the Thumb-2 staging reads it in this order. */
+/* The columns of a group's window (tinyaot_dw3x3_stage); the Thumb-2 staging reads it in
+ * this order.
+ */
 struct dw_cols {
 	uint32_t zp4;   /* the zero point in each byte */
 	int32_t ch;     /* bytes between input columns */
@@ -201,12 +203,12 @@ __asm__(".altmacro\n"
 	".noaltmacro\n");
 
 /*
- * dw3x3_stage_t2(slot, rows, k) is dw3x3_stage for chunks of 16 or 8 channels of word-aligned
- * input (k->words = 4 or 2): an LDM and an STM (LDRD and STRD) per column. r0 the stage row, r1
- * rows, r2 the input row (0 when padding), r3 the zero point, r4-r7 a column, r8 = k->ch, r9 =
- * k->cols, r10 = k->ja, r11 = k->jb, ip a count, lr the stage column.
+ * tinyaot_dw3x3_stage_t2(slot, rows, k) is tinyaot_dw3x3_stage for chunks of 16 or 8 channels of
+ * word-aligned input (k->words = 4 or 2): an LDM and an STM (LDRD and STRD) per column. r0 the
+ * stage row, r1 rows, r2 the input row (0 when padding), r3 the zero point, r4-r7 a column, r8 =
+ * k->ch, r9 = k->cols, r10 = k->ja, r11 = k->jb, ip a count, lr the stage column.
  */
-void dw3x3_stage_t2(int8_t *slot, const int8_t *const rows[3], const struct dw_cols *k);
+void tinyaot_dw3x3_stage_t2(int8_t *slot, const int8_t *const rows[3], const struct dw_cols *k);
 
 __asm__(".macro tdw_zero\n\t"
 	"str r3, [lr]\n\t"
@@ -284,13 +286,13 @@ __asm__(".macro tdw_zero\n\t"
 	"4:\n\t"
 	"add r0, r0, #144\n"
 	".endm\n"
-	".pushsection .text.dw3x3_stage_t2,\"ax\",%progbits\n\t"
+	".pushsection .text.tinyaot_dw3x3_stage_t2,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
 	".p2align 2\n\t"
-	".type dw3x3_stage_t2, %function\n\t"
+	".type tinyaot_dw3x3_stage_t2, %function\n\t"
 	".thumb_func\n"
-	"dw3x3_stage_t2:\n\t"
+	"tinyaot_dw3x3_stage_t2:\n\t"
 	"push {r4-r11, lr}\n\t"
 	/* Where rows[] ends, on the stack: a loop over the three rows is 400 bytes less code
 	 * than writing them out, for 3 instructions a row.
@@ -314,7 +316,7 @@ __asm__(".macro tdw_zero\n\t"
 	"bne 6b\n\t"
 	"add sp, sp, #4\n\t"
 	"pop {r4-r11, pc}\n\t"
-	".size dw3x3_stage_t2, .-dw3x3_stage_t2\n\t"
+	".size tinyaot_dw3x3_stage_t2, .-tinyaot_dw3x3_stage_t2\n\t"
 	".popsection\n");
 
 /* The line requantisation's SSAT shifts by 2 (asr #2 above). */
@@ -329,21 +331,21 @@ typedef char dw_group_layout
 		 : -1];
 
 /*
- * dw3x3_chunks_t2(g, slot) runs every chunk of a group whose chunks are all 16 channels, or
- * one of 8, with word-aligned input and output: stage (dw3x3_stage_t2), block routine, then
+ * tinyaot_dw3x3_chunks_t2(g, slot) runs every chunk of a group whose chunks are all 16 channels, or
+ * one of 8, with word-aligned input and output: stage (tinyaot_dw3x3_stage_t2), block routine, then
  * the outputs copied from the stage to the output tensor, an LDM and an STM each. It is the C
  * loop of tinyaot_dwconv_fast_s8 without its per-chunk calls and tests. r4 = g, r5 = slot,
  * r6 the chunks left; r7, r8, ip and lr carry the copies.
  */
-void dw3x3_chunks_t2(struct dw_group *g, int8_t *slot);
+void tinyaot_dw3x3_chunks_t2(struct dw_group *g, int8_t *slot);
 
-__asm__(".pushsection .text.dw3x3_chunks_t2,\"ax\",%progbits\n\t"
+__asm__(".pushsection .text.tinyaot_dw3x3_chunks_t2,\"ax\",%progbits\n\t"
 	".syntax unified\n\t"
 	".thumb\n\t"
 	".p2align 2\n\t"
-	".type dw3x3_chunks_t2, %function\n\t"
+	".type tinyaot_dw3x3_chunks_t2, %function\n\t"
 	".thumb_func\n"
-	"dw3x3_chunks_t2:\n\t"
+	"tinyaot_dw3x3_chunks_t2:\n\t"
 	"push {r4-r8, lr}\n\t"
 	"mov r4, r0\n\t"
 	"mov r5, r1\n\t"
@@ -352,7 +354,7 @@ __asm__(".pushsection .text.dw3x3_chunks_t2,\"ax\",%progbits\n\t"
 	"mov r0, r5\n\t"
 	"add r1, r4, #24\n\t"
 	"mov r2, r4\n\t"
-	"bl dw3x3_stage_t2\n\t"
+	"bl tinyaot_dw3x3_stage_t2\n\t"
 	"ldr r0, [r4, #36]\n\t"
 	"mov r1, r5\n\t"
 	"ldr r2, [r4, #44]\n\t"
@@ -461,7 +463,7 @@ __asm__(".pushsection .text.dw3x3_chunks_t2,\"ax\",%progbits\n\t"
 	"b 1b\n"
 	"5:\n\t"
 	"pop {r4-r8, pc}\n\t"
-	".size dw3x3_chunks_t2, .-dw3x3_chunks_t2\n\t"
+	".size tinyaot_dw3x3_chunks_t2, .-tinyaot_dw3x3_chunks_t2\n\t"
 	".popsection\n");
 #define DW_STAGE_T2 1
 #else
@@ -471,7 +473,7 @@ __asm__(".pushsection .text.dw3x3_chunks_t2,\"ax\",%progbits\n\t"
 	{                                                                                          \
 		(void)width;                                                                       \
 		(void)p;                                                                           \
-		dw3x3_block(records, stage, n, s, -128, 127, line);                                \
+		tinyaot_dw3x3_block(records, stage, n, s, -128, 127, line);                        \
 	}
 DW3X3_C(tinyaot_dw3x3_s1_n1, 1, 1, 0)
 DW3X3_C(tinyaot_dw3x3_s1_n2, 1, 2, 0)
@@ -519,12 +521,12 @@ DW3X3_C(tinyaot_dw3x3_line_s2_n4, 2, 4, 1)
  * [ja, jb) from rows[r] (column ja's first channel) and the zero point elsewhere; a NULL row
  * is all padding. aligned: the input is word-aligned.
  */
-static DW_NO_LIBCALLS void dw3x3_stage(int8_t *slot, const int8_t *const rows[3], int32_t nc,
-				       const struct dw_cols *k, int aligned)
+static DW_NO_LIBCALLS void tinyaot_dw3x3_stage(int8_t *slot, const int8_t *const rows[3],
+					       int32_t nc, const struct dw_cols *k, int aligned)
 {
 #if DW_STAGE_T2
 	if (aligned && (nc == 16 || nc == 8)) {
-		dw3x3_stage_t2(slot, rows, k);
+		tinyaot_dw3x3_stage_t2(slot, rows, k);
 		return;
 	}
 #else
@@ -549,8 +551,8 @@ static DW_NO_LIBCALLS void dw3x3_stage(int8_t *slot, const int8_t *const rows[3]
 }
 
 /* Copies a chunk's outputs from the stage's output slots to the output tensor. */
-static DW_NO_LIBCALLS void dw3x3_write(int8_t *dst, int32_t ch, const int8_t *slot, int32_t n,
-				       int32_t nc, int aligned)
+static DW_NO_LIBCALLS void tinyaot_dw3x3_write(int8_t *dst, int32_t ch, const int8_t *slot,
+					       int32_t n, int32_t nc, int aligned)
 {
 	for (int32_t i = 0; i < n; i++, dst += ch, slot += CH) {
 		if (aligned && nc == CH) {
@@ -625,7 +627,7 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 			if (t2) {
 				g.k.words = ch == 8 ? 2 : 4;
 				g.chunks = ch == 8 ? 1 : ch / CH;
-				dw3x3_chunks_t2(&g, stage + (CH - 4 * g.k.words));
+				tinyaot_dw3x3_chunks_t2(&g, stage + (CH - 4 * g.k.words));
 				continue;
 			}
 #endif
@@ -635,9 +637,10 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 				int8_t *const slot = stage + (CH - nc);
 
 				g.k.words = nc / 4;
-				dw3x3_stage(slot, g.rows, nc, &g.k, aligned);
+				tinyaot_dw3x3_stage(slot, g.rows, nc, &g.k, aligned);
 				g.fn(p->records + record * c0, slot, g.n, p);
-				dw3x3_write(g.out + c0, ch, slot + OUT, g.n, nc, aligned_out);
+				tinyaot_dw3x3_write(g.out + c0, ch, slot + OUT, g.n, nc,
+						    aligned_out);
 				for (int32_t r = 0; r < 3; r++) {
 					g.rows[r] = g.rows[r] != NULL ? g.rows[r] + CH : NULL;
 				}

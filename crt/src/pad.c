@@ -5,7 +5,7 @@
 
 #include <tinyaot/pad.h>
 
-static inline void fill(uint8_t *out, int32_t count, const void *value, size_t size)
+static inline void tinyaot_fill(uint8_t *out, int32_t count, const void *value, size_t size)
 {
 	if (size == 1) {
 		memset(out, *(const uint8_t *)value, (size_t)count);
@@ -22,8 +22,8 @@ static inline int32_t inside(const struct tinyaot_pad_shape *s, int32_t d, int32
 }
 
 /* Inlined with a constant element size so that each caller gets plain stores. */
-static inline void pad(const struct tinyaot_pad_shape *s, const uint8_t *in, uint8_t *out,
-		       const void *value, size_t size)
+static inline void tinyaot_pad(const struct tinyaot_pad_shape *s, const uint8_t *in, uint8_t *out,
+			       const void *value, size_t size)
 {
 	const int32_t row = s->out[4];
 	const int32_t head = s->before[4];
@@ -36,16 +36,16 @@ static inline void pad(const struct tinyaot_pad_shape *s, const uint8_t *in, uin
 				for (int32_t i3 = 0; i3 < s->out[3]; i3++) {
 					if (!(inside(s, 0, i0) && inside(s, 1, i1) &&
 					      inside(s, 2, i2) && inside(s, 3, i3))) {
-						fill(out, row, value, size);
+						tinyaot_fill(out, row, value, size);
 						out += (size_t)row * size;
 						continue;
 					}
-					fill(out, head, value, size);
+					tinyaot_fill(out, head, value, size);
 					out += (size_t)head * size;
 					memcpy(out, in, (size_t)body * size);
 					out += (size_t)body * size;
 					in += (size_t)body * size;
-					fill(out, tail, value, size);
+					tinyaot_fill(out, tail, value, size);
 					out += (size_t)tail * size;
 				}
 			}
@@ -57,10 +57,10 @@ void tinyaot_pad_s8(const struct tinyaot_pad_s8_params *p, const int8_t *input, 
 {
 	const int8_t value = (int8_t)p->pad_value;
 
-	pad(&p->s, (const uint8_t *)input, (uint8_t *)output, &value, sizeof(value));
+	tinyaot_pad(&p->s, (const uint8_t *)input, (uint8_t *)output, &value, sizeof(value));
 }
 
 void tinyaot_pad_f32(const struct tinyaot_pad_f32_params *p, const float *input, float *output)
 {
-	pad(&p->s, (const uint8_t *)input, (uint8_t *)output, &p->pad_value, sizeof(float));
+	tinyaot_pad(&p->s, (const uint8_t *)input, (uint8_t *)output, &p->pad_value, sizeof(float));
 }

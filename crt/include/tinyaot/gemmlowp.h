@@ -53,8 +53,8 @@ static inline int32_t tinyaot_exp_quarter(int32_t a)
 static inline int32_t tinyaot_exp_on_negative_values(int32_t a, int32_t int_bits)
 {
 	/* exp(-2^e) in Q0 for e = -2..4: the barrel shifter over the remainder's bits. */
-	static const int32_t multipliers[7] = {1672461947, 1302514674, 790015084, 290630308,
-					       39332535,   720401,     242};
+	static const int32_t tinyaot_exp_multipliers[7] = {
+		1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242};
 	const int32_t frac_bits = 31 - int_bits;
 	const int32_t one_quarter = 1 << (frac_bits - 2);
 	const int32_t a_mod_quarter_minus_quarter = (a & (one_quarter - 1)) - one_quarter;
@@ -64,7 +64,7 @@ static inline int32_t tinyaot_exp_on_negative_values(int32_t a, int32_t int_bits
 
 	for (int32_t i = 0; i < 7 && i - 2 < int_bits; i++) {
 		if ((remainder & (1 << (frac_bits - 2 + i))) != 0) {
-			result = tinyaot_srdhm(result, multipliers[i]);
+			result = tinyaot_srdhm(result, tinyaot_exp_multipliers[i]);
 		}
 	}
 	return a == 0 ? INT32_MAX : result;

@@ -1,0 +1,51 @@
+"""Every symbol the runtime defines is named tinyaot_*, on the cores the kernels have assembly
+for: the Zephyr build's size report (cmake/tinyaot.cmake) counts the runtime by that prefix,
+so a symbol without it, or code with no symbol at all, would go missing from the figure."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import runner  # noqa: E402
+
+
+@pytest.mark.skipif(bool(runner.missing_tools()), reason="needs arm-none-eabi-gcc")
+@pytest.mark.parametrize("cpu", ["cortex-m3", "cortex-m4"])
+def test_runtime_symbols_are_prefixed(tmp_path: Path, cpu: str) -> None:
+    unnamed, bytes_named, bytes_text = [], 0, 0
+    for src in sorted(runner.CRT_SRC.glob("*.c")):
+        obj = tmp_path / f"{src.stem}.o"
+        cmd = [runner.GCC, f"-mcpu={cpu}", "-mthumb", "-Os", "-std=c99", "-ffunction-sections"]
+        cmd += ["-fdata-sections", "-DTINYAOT_PROFILE", f"-I{runner.CRT_INCLUDE}", "-c", str(src)]
+        subprocess.run([*cmd, "-o", str(obj)], check=True)
+        symbols = subprocess.run(
+            [runner.NM, "-S", "--defined-only", str(obj)],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for line in symbols.splitlines():
+            fields = line.split()
+            if len(fields) != 4 or fields[2].lower() not in "tdbr":
+                continue
+            if not fields[3].startswith("tinyaot_"):
+                unnamed.append(f"{src.name}: {fields[3]}")
+            if fields[2].lower() == "t":
+                bytes_named += int(fields[1], 16)
+        sizes = subprocess.run(
+            [runner.SIZE, "-A", str(obj)], capture_output=True, text=True, check=True
+        ).stdout
+        bytes_text += sum(
+            int(f[1])
+            for f in (ln.split() for ln in sizes.splitlines())
+            if f and f[0].startswith(".text")
+        )
+    assert unnamed == []
+    # The sized symbols cover all the code, apart from padding between them.
+    assert bytes_text - 64 <= bytes_named <= bytes_text
