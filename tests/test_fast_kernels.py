@@ -476,6 +476,19 @@ def test_line_entry_random():
     assert found >= 0.9 * tried
 
 
+def test_mbqm_array_matches_mbqm():
+    """fast.mbqm_array, which the line's checks and tests rest on, equals the scalar mbqm (the
+    C code's arithmetic) on random and edge accumulators, multipliers and shifts."""
+    rng = np.random.default_rng(3)
+    for _ in range(200):
+        mult = int(rng.choice([0, 1 << 30, (1 << 31) - 1, int(rng.integers(1 << 30, 1 << 31))]))
+        shift = -int(rng.integers(0, 20))
+        edges = [fast.INT32_MIN + 1, -1, 0, 1, fast.INT32_MAX]
+        acc = np.array([*edges, *rng.integers(-(1 << 24), 1 << 24, 50).tolist()], dtype=np.int64)
+        want = [fast.mbqm(int(a), mult, shift) for a in acc]
+        assert fast.mbqm_array(acc, mult, shift).tolist() == want, (mult, shift)
+
+
 def test_least_multiple():
     """fast.least_multiple against a search, on every small case of n < 40."""
     for n in range(1, 40):

@@ -350,11 +350,16 @@ SIGN_PAD, SIGN_C_PAD, LINE_PAD = (0, 1, 1), (0, 1, 1, 1 << 30), (0, 0)
 class Channels:
     """What the conv and depthwise tables hold per channel: the accumulator's start (the
     folded bias, plus b for a line) and the requantisation's words, (m, h) of
-    tinyaot_requant_line when line, else (m, h, e - 1, c) of tinyaot_requant_c."""
+    tinyaot_requant_line when line, else (m, h, e - 1, c) of tinyaot_requant_c; pad is a
+    padding channel's words."""
 
     bias: np.ndarray
     words: np.ndarray
     line: bool
+
+    @property
+    def pad(self) -> tuple[int, ...]:
+        return LINE_PAD if self.line else SIGN_C_PAD
 
 
 def channels(

@@ -168,7 +168,7 @@ def lower_fast(
         "act_max": act[1],
         "zero_row": ConstArray("int8_t", zero_row),
         "weights": grouped,
-        "table": fast.block_table(ch.bias, ch.words, fast.LINE_PAD if ch.line else fast.SIGN_C_PAD),
+        "table": fast.block_table(ch.bias, ch.words, ch.pad),
         "line": int(ch.line),
     }
     # The Thumb-2 routines want whole blocks and the clamp of int8; the pixel routine is
