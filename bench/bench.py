@@ -38,6 +38,7 @@ sys.path[:0] = [str(REPO / "scripts"), str(REPO / "tests" / "cortex_m3"), str(RE
 
 import numpy as np  # noqa: E402
 import runner  # noqa: E402
+from closeness import outputs_match  # noqa: E402
 from reference import Reference, model_paths  # noqa: E402
 from tflm_arena import tflm_arena  # noqa: E402
 from tinyaot import codegen  # noqa: E402
@@ -45,7 +46,6 @@ from tinyaot.compiler import Compiled, Options, compile_model  # noqa: E402
 
 FLASH_OPT = "-Os"
 QEMU_TIMEOUT = 600.0
-FLOAT_RTOL = 1e-5
 
 
 @dataclass
@@ -97,16 +97,8 @@ def _generate(model: Path, out: Path) -> Compiled:
 
 
 def _matches(raw: list[bytes], want: list[np.ndarray]) -> bool:
-    """int8 byte for byte, float32 within FLOAT_RTOL of the output's largest magnitude."""
-    for data, w in zip(raw, want, strict=True):
-        got = np.frombuffer(data, dtype=w.dtype).reshape(w.shape)
-        if w.dtype.kind == "f":
-            scale = max(float(np.max(np.abs(w))), np.finfo(np.float32).tiny)
-            if float(np.max(np.abs(got.astype(np.float64) - w))) / scale > FLOAT_RTOL:
-                return False
-        elif got.tobytes() != w.tobytes():
-            return False
-    return True
+    got = [np.frombuffer(d, dtype=w.dtype).reshape(w.shape) for d, w in zip(raw, want, strict=True)]
+    return outputs_match(got, want)
 
 
 @dataclass

@@ -12,11 +12,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
+from closeness import FLOAT_RTOL, float_error
 from host import runner
 from reference import Reference
 
 REPO = Path(__file__).resolve().parents[1]
-FLOAT_RTOL = 1e-5
 
 
 def tinyaot(*args: str, cwd: Path | None = None, env: dict[str, str] | None = None):
@@ -46,12 +46,11 @@ class Comparison:
 
 
 def compare(got: list[np.ndarray], want: list[np.ndarray]) -> Comparison:
-    """int8: byte equality. float: error relative to the largest magnitude of each output."""
+    """int8: byte equality. float: closeness.float_error, infinite on a NaN or inf mismatch."""
     exact, worst = True, 0.0
     for g, w in zip(got, want, strict=True):
         if w.dtype.kind == "f":
-            scale = max(float(np.max(np.abs(w))), np.finfo(np.float32).tiny)
-            worst = max(worst, float(np.max(np.abs(g.astype(np.float64) - w)) / scale))
+            worst = max(worst, float_error(g, w))
             exact = exact and bool(np.array_equal(g, w))
         else:
             exact = exact and g.tobytes() == w.tobytes()
@@ -68,13 +67,19 @@ def split_outputs(raw: bytes, like: list[np.ndarray]) -> list[np.ndarray]:
 
 
 def check_against_tflm(
-    model: Path, workdir: Path, sets: int = 3, seed: int = 0, mode: str = "invoke"
+    model: Path,
+    workdir: Path,
+    sets: int = 3,
+    seed: int = 0,
+    mode: str = "invoke",
+    options: tuple[str, ...] = (),
 ) -> Comparison:
-    """Compile, build for the host, and compare `sets` random inputs with TFLM.
+    """Compile (with the CLI's `options`), build for the host, and compare `sets` random
+    inputs with TFLM.
 
     Asserts int8 outputs are byte-identical and float outputs within FLOAT_RTOL.
     """
-    gen = compile_model(model, workdir / "gen")
+    gen = compile_model(model, workdir / "gen", "m", *options)
     exe = runner.build(gen, "m", workdir)
     ref = Reference(model)
     rng = np.random.default_rng(seed)
