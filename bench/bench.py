@@ -8,10 +8,14 @@ bare-metal harness of tests/cortex_m3 and runs it under qemu, and prints:
   ops, MACs          from the compiler (ops of the .tflite; MACs of CONV_2D, DEPTHWISE_CONV_2D
                      and FULLY_CONNECTED)
   arena              tinyaot's arena in bytes (inputs and outputs included)
-  TFLM head / min    TFLite Micro's arena, measured with bench/tflm_arena.py: the planned
-                     activations, and the smallest arena_size the interpreter accepts
+  TFLM head / min    TFLite Micro's arena, measured with bench/tflm_arena.py on the host
+                     build of the tflite-micro package (its version is printed first): the
+                     planned activations, and the smallest arena_size the interpreter accepts
   arena/min          tinyaot's arena over TFLM's minimum
-  weights, code      flash at -Os, from the link map (tests/cortex_m3/runner.flash_split)
+  model weights      flash at -Os of the model's constant tensors as the .tflite has them
+  gen tables         flash at -Os of the arrays the compiler generated (rearranged weights,
+                     multipliers, lookup tables)
+  code               the rest of the model's flash at -Os (tests/cortex_m3/runner.flash_split)
   instr, instr/MAC   Cortex-M3 instructions per inference at --opt (default -O2): SysTick
                      ticks under qemu -icount, divided by the board's ticks per instruction
 
@@ -40,7 +44,7 @@ import numpy as np  # noqa: E402
 import runner  # noqa: E402
 from closeness import outputs_match  # noqa: E402
 from reference import Reference, model_paths  # noqa: E402
-from tflm_arena import tflm_arena  # noqa: E402
+from tflm_arena import tflm_arena, tflm_build  # noqa: E402
 from tinyaot import codegen  # noqa: E402
 from tinyaot.compiler import Compiled, Options, compile_model  # noqa: E402
 
@@ -221,7 +225,8 @@ def summary_table(results: list[Result], opt: str) -> str:
             "TFLM head",
             "TFLM min",
             "arena/min",
-            "weights",
+            "model weights",
+            "gen tables",
             f"code{FLASH_OPT}",
             f"instr{opt}",
             "instr/MAC",
@@ -239,7 +244,8 @@ def summary_table(results: list[Result], opt: str) -> str:
                 str(r.tflm_arena_head),
                 str(r.tflm_arena_min),
                 _num(r.arena_vs_tflm_min),
-                str(r.flash["weights"]),
+                str(r.flash["model_weights"]),
+                str(r.flash["generated_tables"]),
                 str(r.flash["code"]),
                 str(r.instructions),
                 _num(r.instructions_per_mac),
@@ -247,7 +253,7 @@ def summary_table(results: list[Result], opt: str) -> str:
                 _num(r.qemu_seconds),
             ]
         )
-    return _table(rows, right=set(range(1, 11)) | {12})
+    return _table(rows, right=set(range(1, 12)) | {13})
 
 
 def flash_table(results: list[Result]) -> str:
@@ -259,9 +265,19 @@ def flash_table(results: list[Result]) -> str:
         "generated_const",
         "runtime_const",
         "code",
-        "weights",
+        "model_weights",
+        "generated_tables",
     ]
-    heads = ["gen .text", "crt .text", "libgcc/libc", "gen const", "crt const", "code", "weights"]
+    heads = [
+        "gen .text",
+        "crt .text",
+        "libgcc/libc",
+        "gen const",
+        "crt const",
+        "code",
+        "model weights",
+        "gen tables",
+    ]
     rows = [["model", *heads]]
     rows += [[r.model, *(str(r.flash[k]) for k in keys)] for r in results]
     return _table(rows, right=set(range(1, len(rows[0]))))
@@ -341,6 +357,7 @@ def main(argv: list[str] | None = None) -> int:
                 )
             )
 
+    print(f"TFLM arena measured with {tflm_build()}")
     print(summary_table(results, args.opt))
     print()
     print(f"flash at {FLASH_OPT}, bytes; code = the first five columns")
@@ -355,6 +372,7 @@ def main(argv: list[str] | None = None) -> int:
             "flash_opt": FLASH_OPT,
             "gcc": _tool_version(runner.GCC),
             "qemu": _tool_version(runner.QEMU),
+            "tflm": tflm_build(),
             "icount": runner.QEMU_ICOUNT,
             "ticks_per_instruction": runner.TICKS_PER_INSTRUCTION,
             "models": [asdict(r) for r in results],

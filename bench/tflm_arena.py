@@ -17,6 +17,7 @@ import re
 import sys
 import tempfile
 from collections.abc import Callable
+from importlib import metadata
 from pathlib import Path
 
 from tflite_micro.python.tflite_micro import runtime
@@ -24,6 +25,12 @@ from tflite_micro.python.tflite_micro import runtime
 _LIBC = ctypes.CDLL(None)
 _REPORT = re.compile(r"Arena allocation (\w+) (\d+) bytes")
 _BIG_ARENA = 1 << 24
+
+
+def tflm_build() -> str:
+    """Which TFLite Micro the figures come from: the host interpreter of the PyPI package
+    (x86-64, its own build options), not a build for the device."""
+    return f"tflite-micro {metadata.version('tflite-micro')} (PyPI, host interpreter)"
 
 
 def _stderr_of(fn: Callable[[], object]) -> str:
@@ -84,6 +91,7 @@ def main(argv: list[str] | None = None) -> None:
     else:
         models = Path(__file__).resolve().parents[1].parent / "shared" / "models"
         paths = sorted(models.glob("*.tflite"))
+    print(f"TFLM arena measured with {tflm_build()}")
     print(f"{'model':<36} {'head':>8} {'tail':>8} {'total':>8} {'min':>8}")
     for path in paths:
         fig = tflm_arena(str(path))

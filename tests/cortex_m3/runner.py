@@ -869,9 +869,10 @@ def flash_split(elf: Path, name: str) -> dict[str, int]:
     """Attribute every byte of the firmware's flash, from the link map next to the ELF.
 
     Keys, in bytes:
-      weights          the model's constant arrays: <name>_w<N> (tensors of the model) and
-                       <name>_c<N> (tables computed at compile time: per-channel multipliers
-                       and shifts)
+      model_weights    the model's constant tensors the kernels read as they are: <name>_w<N>
+      generated_tables arrays the compiler computed: <name>_c<N> (weights rearranged for the
+                       fast kernels, per-channel multipliers and shifts, lookup tables)
+      weights          model_weights + generated_tables
       generated_code   .text of the generated model (<name>.c)
       runtime_code     .text of the runtime (crt/src) kept by the link
       library_code     libgcc/newlib members the model and runtime call (soft-float, memcpy,
@@ -888,7 +889,7 @@ def flash_split(elf: Path, name: str) -> dict[str, int]:
     """
     map_path = Path(elf).with_suffix(".map")
     sections = [s for s in map_sections(map_path) if s.output in _FLASH_SECTIONS and s.size]
-    weight_re = re.compile(rf"^\.rodata\.{re.escape(name)}_[wc]\d+$")
+    weight_re = re.compile(rf"^\.rodata\.{re.escape(name)}_([wc])\d+$")
 
     # Library members reached from the model's and runtime's kept sections only: an object
     # may reference a helper from a function the link discarded.
@@ -909,30 +910,29 @@ def flash_split(elf: Path, name: str) -> dict[str, int]:
             members.add(files[0])
             todo.extend(uses.get(files[0], ()))
 
-    split = dict.fromkeys(
-        (
-            "weights",
-            "generated_code",
-            "runtime_code",
-            "library_code",
-            "generated_const",
-            "runtime_const",
-        ),
-        0,
+    code_parts = (
+        "generated_code",
+        "runtime_code",
+        "library_code",
+        "generated_const",
+        "runtime_const",
     )
+    split = dict.fromkeys(("model_weights", "generated_tables", *code_parts), 0)
     for s in sections:
         kind = _object_kind(s.file)
         is_text = s.output == ".text"
         if kind == "model":
-            if weight_re.match(s.name):
-                split["weights"] += s.size
+            weight = weight_re.match(s.name)
+            if weight:
+                split["model_weights" if weight[1] == "w" else "generated_tables"] += s.size
             else:
                 split["generated_code" if is_text else "generated_const"] += s.size
         elif kind == "crt":
             split["runtime_code" if is_text else "runtime_const"] += s.size
         elif kind == "library" and s.file in members:
             split["library_code"] += s.size
-    split["code"] = sum(split.values()) - split["weights"]
+    split["weights"] = split["model_weights"] + split["generated_tables"]
+    split["code"] = sum(split[part] for part in code_parts)
     flash = size(elf)["flash"]
     split["harness"] = flash - split["code"] - split["weights"]
     split["flash"] = flash
