@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from harness import compile_model
+from harness import REPO, compile_model
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference import MODELS, model_paths
@@ -311,7 +311,7 @@ def test_shared_model_plans(model):
 def test_arena_never_exceeds_tflm():
     import sys
 
-    sys.path.insert(0, str(MODELS.parents[1] / "main" / "bench"))
+    sys.path.insert(0, str(REPO / "bench"))
     from tflm_arena import tflm_arena
 
     for model in model_paths():
