@@ -4,7 +4,8 @@ Zephyr is found through ZEPHYR_BASE, else in the conventional west workspace
 ~/zephyrproject (~/zephyrproject/zephyr). A virtual environment at <workspace>/.venv is used
 for west and twister when the caller has none active; without ZEPHYR_TOOLCHAIN_VARIANT, an
 arm-none-eabi-gcc on PATH is used as the gnuarmemb toolchain. Without a Zephyr tree these tests
-are skipped with the reason.
+are skipped with the reason; with one (ZEPHYR_BASE set, or ~/zephyrproject/zephyr there), they
+fail when anything else they need is missing, so that a broken setup cannot pass as a skip.
 
 The check that the committed expected data are current needs no Zephyr and always runs.
 """
@@ -40,16 +41,31 @@ class Zephyr:
     python: str
 
 
-def find_zephyr() -> Zephyr | str:
+@dataclass
+class NoZephyr:
+    """Why the Zephyr tests cannot run; tree is the Zephyr tree there is, if any."""
+
+    reason: str
+    tree: Path | None
+
+
+def find_zephyr() -> Zephyr | NoZephyr:
     """The Zephyr tree and the environment to build in, or why there is none."""
     env = dict(os.environ)
     base_text = env.get("ZEPHYR_BASE")
     base = Path(base_text) if base_text else Path.home() / "zephyrproject" / "zephyr"
-    if not (base / "VERSION").is_file() or not (base / "scripts" / "twister").is_file():
-        return (
+    if not base_text and not base.is_dir():
+        return NoZephyr(
             f"Zephyr not found: set ZEPHYR_BASE or create ~/zephyrproject "
-            f"(west init + west update, see README); looked in {base}"
+            f"(west init + west update, see README); looked in {base}",
+            None,
         )
+
+    def found(reason: str) -> NoZephyr:
+        return NoZephyr(reason, base)
+
+    if not (base / "VERSION").is_file() or not (base / "scripts" / "twister").is_file():
+        return found("it has no VERSION or scripts/twister: not a Zephyr tree")
     env["ZEPHYR_BASE"] = str(base)
     python = sys.executable
     venv = base.parent / ".venv"
@@ -60,24 +76,30 @@ def find_zephyr() -> Zephyr | str:
     if "ZEPHYR_TOOLCHAIN_VARIANT" not in env and "ZEPHYR_SDK_INSTALL_DIR" not in env:
         gcc = shutil.which("arm-none-eabi-gcc", path=env["PATH"])
         if not gcc:
-            return "no toolchain: set ZEPHYR_TOOLCHAIN_VARIANT or put arm-none-eabi-gcc on PATH"
+            return found(
+                "no toolchain: set ZEPHYR_TOOLCHAIN_VARIANT or put arm-none-eabi-gcc on PATH"
+            )
         env["ZEPHYR_TOOLCHAIN_VARIANT"] = "gnuarmemb"
         env["GNUARMEMB_TOOLCHAIN_PATH"] = str(Path(gcc).parent.parent)
     if not shutil.which("west", path=env["PATH"]):
-        return "west not found on PATH (pip install west, or create <workspace>/.venv)"
+        return found("west not found on PATH (pip install west, or create <workspace>/.venv)")
     if not shutil.which("qemu-system-arm", path=env["PATH"]):
-        return "qemu-system-arm not found: twister cannot run the targets"
+        return found("qemu-system-arm not found: twister cannot run the targets")
     env.pop("PYTHONPATH", None)
     return Zephyr(base, env, python)
 
 
 FOUND = find_zephyr()
-needs_zephyr = pytest.mark.skipif(isinstance(FOUND, str), reason=str(FOUND))
+needs_zephyr = pytest.mark.skipif(
+    isinstance(FOUND, NoZephyr) and FOUND.tree is None,
+    reason=FOUND.reason if isinstance(FOUND, NoZephyr) else "",
+)
 
 
 @pytest.fixture(scope="module")
 def zephyr() -> Zephyr:
-    assert isinstance(FOUND, Zephyr)
+    if isinstance(FOUND, NoZephyr):
+        pytest.fail(f"Zephyr tree {FOUND.tree}, but {FOUND.reason}", pytrace=False)
     return FOUND
 
 
@@ -145,6 +167,37 @@ def test_sample_models_are_the_shared_ones():
     }
     for copy, original in copies.items():
         assert filecmp.cmp(REPO / "samples" / copy, MODELS / original, shallow=False), copy
+
+
+def test_no_zephyr_tree_skips(tmp_path, monkeypatch):
+    monkeypatch.delenv("ZEPHYR_BASE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    found = find_zephyr()
+    assert isinstance(found, NoZephyr) and found.tree is None
+    assert "Zephyr not found" in found.reason
+
+
+def test_a_zephyr_tree_with_something_missing_fails(tmp_path, monkeypatch):
+    """Such a tree is no reason to skip: the zephyr fixture fails with this reason."""
+    monkeypatch.delenv("ZEPHYR_BASE", raising=False)
+    monkeypatch.setenv("HOME", str(tmp_path))
+    tree = tmp_path / "zephyrproject" / "zephyr"
+    tree.mkdir(parents=True)
+    assert find_zephyr() == NoZephyr(
+        "it has no VERSION or scripts/twister: not a Zephyr tree", tree
+    )
+    (tree / "VERSION").touch()
+    (tree / "scripts").mkdir()
+    (tree / "scripts" / "twister").touch()
+    monkeypatch.delenv("ZEPHYR_TOOLCHAIN_VARIANT", raising=False)
+    monkeypatch.delenv("ZEPHYR_SDK_INSTALL_DIR", raising=False)
+    monkeypatch.delenv("VIRTUAL_ENV", raising=False)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    found = find_zephyr()
+    assert isinstance(found, NoZephyr) and found.tree == tree
+    assert found.reason.startswith("no toolchain")
+    monkeypatch.setenv("ZEPHYR_BASE", str(tmp_path / "elsewhere"))
+    assert find_zephyr().tree == tmp_path / "elsewhere"
 
 
 # ---------------------------------------------------------------------------------------------
