@@ -8,7 +8,7 @@ representative set, so the files are the same on every run.
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -24,11 +24,13 @@ def convert(
     high: float = 1.0,
     float_input: bool = False,
     float_output: bool = False,
+    flags: Mapping[str, bool] | None = None,
 ) -> bytes:
     """Convert a function of float32 tensors to a .tflite flatbuffer.
 
     With int8, float_input / float_output keep that side of the model float32, so
-    the int8 body starts with a QUANTIZE / ends with a DEQUANTIZE.
+    the int8 body starts with a QUANTIZE / ends with a DEQUANTIZE. flags are converter
+    attributes to set (e.g. _experimental_disable_per_channel for per-tensor conv weights).
     """
     import tensorflow as tf
 
@@ -47,11 +49,18 @@ def convert(
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
         converter.inference_input_type = tf.float32 if float_input else tf.int8
         converter.inference_output_type = tf.float32 if float_output else tf.int8
+    for flag, value in (flags or {}).items():
+        assert hasattr(converter, flag), f"the converter has no {flag}"
+        setattr(converter, flag, value)
     return converter.convert()
 
 
 def keras(
-    layers: Callable[[object], object], input_shape: Sequence[int], int8: bool, seed: int = 0
+    layers: Callable[[object], object],
+    input_shape: Sequence[int],
+    int8: bool,
+    seed: int = 0,
+    flags: Mapping[str, bool] | None = None,
 ) -> bytes:
     """A Keras functional model (batch 1) through the same conversion."""
     import tensorflow as tf
@@ -59,7 +68,7 @@ def keras(
     tf.keras.utils.set_random_seed(seed)
     inp = tf.keras.Input(shape=tuple(input_shape[1:]), batch_size=input_shape[0])
     model = tf.keras.Model(inp, layers(inp))
-    return convert(lambda x: model(x), [input_shape], int8, seed)
+    return convert(lambda x: model(x), [input_shape], int8, seed, flags=flags)
 
 
 def retype_input(model: bytes, scale: float, zero_point: int, index: int = 0) -> bytes:

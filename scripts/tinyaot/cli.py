@@ -13,8 +13,8 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import codegen, report
-from .compiler import Options, compile_model
+from . import codegen, fast, report
+from .compiler import Compiled, Options, compile_model
 from .errors import CompileError
 from .ops import OPS
 
@@ -35,6 +35,16 @@ def _options(args: argparse.Namespace) -> Options:
         arena_budget=args.arena_budget,
         shared_arena=args.shared_arena,
     )
+
+
+def _compile(args: argparse.Namespace) -> Compiled:
+    # The ops read fast.ENABLED while lowering; restored so that an in-process caller keeps its own.
+    saved = fast.ENABLED
+    fast.ENABLED = saved and not args.no_fast_kernels
+    try:
+        return compile_model(args.model, _options(args))
+    finally:
+        fast.ENABLED = saved
 
 
 def write_atomically(files: dict[str, str], out_dir: Path) -> None:
@@ -69,7 +79,7 @@ def write_atomically(files: dict[str, str], out_dir: Path) -> None:
 
 
 def cmd_compile(args: argparse.Namespace) -> int:
-    compiled = compile_model(args.model, _options(args))
+    compiled = _compile(args)
     files = codegen.generate(compiled)
     write_atomically(files, Path(args.output_dir))
     if not args.quiet:
@@ -78,7 +88,7 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 
 def cmd_report(args: argparse.Namespace) -> int:
-    compiled = compile_model(args.model, _options(args))
+    compiled = _compile(args)
     print(report.text(compiled), end="")
     if args.svg:
         Path(args.svg).write_text(report.svg(compiled), encoding="utf-8")
@@ -117,6 +127,11 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         default=0,
         metavar="BYTES",
         help="fail when the arena needs more than this (0: no limit)",
+    )
+    p.add_argument(
+        "--no-fast-kernels",
+        action="store_true",
+        help="use only the portable C kernels (smaller code; the reference to compare with)",
     )
 
 

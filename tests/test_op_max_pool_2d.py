@@ -1,0 +1,107 @@
+"""MAX_POOL_2D, int8 and float32: windows clipped by SAME padding, strides, non-square
+windows, and fused activations (hand-built: the converter does not fuse one into a pool)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tflite_builder as tb
+import tfmodels
+from harness import check_against_tflm
+from opcheck import check_inputs, every_int8, load, write_model
+
+SHAPE = [1, 9, 10, 4]
+
+# name: (pool size, strides, padding)
+WINDOWS = {
+    "2x2_s2_valid": ((2, 2), (2, 2), "valid"),
+    "3x3_s2_same": ((3, 3), (2, 2), "same"),
+    # Every output's window clipped on some side, overlapping its neighbours.
+    "3x3_s1_same": ((3, 3), (1, 1), "same"),
+    "2x3_s1x2_same": ((2, 3), (1, 2), "same"),
+    "4x1_s3x1_valid": ((4, 1), (3, 1), "valid"),
+}
+
+
+def _converted(tmp_path, int8, pool, strides, padding):
+    import tensorflow as tf
+
+    data = tfmodels.keras(
+        lambda x: tf.keras.layers.MaxPooling2D(pool, strides=strides, padding=padding)(x),
+        SHAPE,
+        int8,
+    )
+    path = write_model(data, tmp_path)
+    graph = load(path)
+    assert [op.kind for op in graph.ops] == ["MAX_POOL_2D"]
+    assert graph.tensors[graph.ops[0].inputs[0]].dtype.short == ("int8" if int8 else "float32")
+    return path
+
+
+@pytest.mark.parametrize("int8", [True, False], ids=["int8", "float32"])
+@pytest.mark.parametrize("pool,strides,padding", WINDOWS.values(), ids=WINDOWS.keys())
+def test_max_pool(tmp_path, int8, pool, strides, padding):
+    path = _converted(tmp_path, int8, pool, strides, padding)
+    result = check_against_tflm(path, tmp_path, sets=3)
+    # A maximum is one of its inputs: float32 too must match exactly.
+    assert result.exact
+
+
+def test_max_pool_int8_every_value(tmp_path):
+    path = _converted(tmp_path, True, (3, 3), (1, 1), "same")
+    shape = tuple(SHAPE)
+    descending = every_int8(shape)[..., ::-1].copy()
+    assert check_inputs(path, tmp_path, [[every_int8(shape)], [descending]]).exact
+
+
+def _fused(int8: bool, activation: int) -> bytes:
+    """One 3x3 SAME stride-2 MAX_POOL_2D with a fused activation. The int8 scale puts 6.0 at
+    59, inside int8, so RELU6 clamps at both ends."""
+    dtype = tb.INT8 if int8 else tb.FLOAT32
+    quant = ([0.1], [-1]) if int8 else (None, None)
+    n, h, w, c = SHAPE
+    options = {
+        "Padding": tb.PADDING.SAME,
+        "StrideW": 2,
+        "StrideH": 2,
+        "FilterWidth": 3,
+        "FilterHeight": 3,
+        "FusedActivationFunction": activation,
+    }
+    model = tb.Model(
+        subgraphs=[
+            tb.SubGraph(
+                tensors=[
+                    tb.Tensor("input", SHAPE, dtype, 0, *quant),
+                    tb.Tensor("output", [n, (h + 1) // 2, (w + 1) // 2, c], dtype, 0, *quant),
+                ],
+                operators=[tb.Operator(0, [0], [1], "Pool2DOptions", options)],
+                inputs=[0],
+                outputs=[1],
+            )
+        ],
+        opcodes=[tb.OpCode(tb.OPS.MAX_POOL_2D)],
+    )
+    return tb.build(model)
+
+
+ACTIVATIONS = {"relu": tb.ACT.RELU, "relu6": tb.ACT.RELU6, "relu_n1_to_1": tb.ACT.RELU_N1_TO_1}
+
+
+@pytest.mark.parametrize("activation", ACTIVATIONS.values(), ids=ACTIVATIONS.keys())
+def test_max_pool_fused_activation(tmp_path, activation):
+    shape = tuple(SHAPE)
+    (tmp_path / "int8").mkdir()
+    (tmp_path / "float32").mkdir()
+    int8_path = write_model(_fused(True, activation), tmp_path, "int8")
+    got = check_inputs(int8_path, tmp_path / "int8", [[every_int8(shape)]]).outputs[0][0]
+    # q(x) = x / 0.1 - 1: the clamps of RELU, RELU6 and RELU_N1_TO_1.
+    low, high = {tb.ACT.RELU: (-1, 127), tb.ACT.RELU6: (-1, 59), tb.ACT.RELU_N1_TO_1: (-11, 9)}[
+        activation
+    ]
+    assert (got.min(), got.max()) == (low, high)
+    float_path = write_model(_fused(False, activation), tmp_path, "float32")
+    wide = np.random.default_rng(3).uniform(-8.0, 8.0, size=shape).astype(np.float32)
+    result = check_inputs(float_path, tmp_path / "float32", [[wide]])
+    assert result.exact
+    assert result.outputs[0][0].min() == (-1.0 if activation == tb.ACT.RELU_N1_TO_1 else 0.0)

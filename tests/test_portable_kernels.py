@@ -1,0 +1,193 @@
+"""The portable C kernels (`compile --no-fast-kernels`) against TFLite Micro, and the
+quantisation variants the converter does not make by default.
+
+Every other test compiles with the fast kernels wherever they are exact, which leaves the
+portable int8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD kernels unexercised on
+the int8 models. Here the shared models and small TensorFlow-built ones run with the fast
+kernels off; the per-tensor convolution weights and per-channel fully connected weights run
+both ways. float32 DEPTHWISE_CONV_2D (no shared model has one) is covered here too.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+import tfmodels
+from harness import check_against_tflm, tinyaot
+from opcheck import write_model
+from reference import model_paths
+from tinyaot import cli, fast, frontend
+
+PORTABLE = ("--no-fast-kernels",)
+
+
+def kernels(gen: Path) -> set[str]:
+    """The runtime kernels the generated model calls."""
+    return set(re.findall(r"\b(tinyaot_\w+_(?:s8|f32))\(", (gen / "m.c").read_text()))
+
+
+def test_switch_leaves_only_portable_kernels(tmp_path):
+    """KWS uses every fast int8 kernel; the switch must remove them all, and restore the
+    module setting for an in-process caller."""
+    kws = next(p for p in model_paths() if "kws" in p.name)
+    fast_out = tinyaot("report", str(kws))
+    portable_out = tinyaot("report", str(kws), *PORTABLE)
+    assert fast_out.returncode == portable_out.returncode == 0
+    assert {"tinyaot_conv_fast_s8", "tinyaot_dwconv_fast_s8"} <= set(
+        re.findall(r"tinyaot_\w+", fast_out.stdout)
+    )
+    used = set(re.findall(r"tinyaot_\w+", portable_out.stdout))
+    assert {"tinyaot_conv_s8", "tinyaot_dwconv_s8", "tinyaot_fc_s8"} <= used
+    assert not [k for k in used if "fast" in k]
+    argv = ["compile", str(kws), "--name", "m", "--output-dir", str(tmp_path), "--quiet"]
+    assert cli.main([*argv, *PORTABLE]) == 0 and fast.ENABLED
+    assert not [k for k in kernels(tmp_path) if "fast" in k]
+
+
+@pytest.mark.parametrize("model", model_paths(), ids=lambda p: p.stem)
+def test_shared_model_portable(tmp_path, model):
+    check_against_tflm(model, tmp_path, sets=2, options=PORTABLE)
+    assert not [k for k in kernels(tmp_path / "gen") if "fast" in k]
+
+
+def conv(filters: int, k: tuple[int, int], s: int, padding: str, act: str | None = None):
+    import tensorflow as tf
+
+    return lambda x: tf.keras.layers.Conv2D(filters, k, strides=s, padding=padding, activation=act)(
+        x
+    )
+
+
+def dwconv(k: tuple[int, int], s: int, padding: str, mult: int = 1, act: str | None = None):
+    import tensorflow as tf
+
+    return lambda x: tf.keras.layers.DepthwiseConv2D(
+        k, strides=s, padding=padding, depth_multiplier=mult, activation=act
+    )(x)
+
+
+def dense(units: int, act: str | None = None):
+    import tensorflow as tf
+
+    return lambda x: tf.keras.layers.Dense(units, activation=act)(x)
+
+
+PER_TENSOR = {"_experimental_disable_per_channel": True}
+PER_CHANNEL_FC = {"_experimental_disable_per_channel_quantization_for_dense_layers": False}
+
+
+# name: (layers, input shape, int8, converter flags, the portable kernel, scales per weight)
+CASES: dict[str, tuple[Callable, list[int], bool, dict[str, bool], str, str]] = {
+    "conv_3x3_same": (conv(8, (3, 3), 1, "same"), [1, 7, 6, 3], True, {}, "conv_s8", "channel"),
+    "conv_3x3_s2_relu6": (
+        conv(6, (3, 3), 2, "same", "relu6"),
+        [1, 9, 9, 8],
+        True,
+        {},
+        "conv_s8",
+        "channel",
+    ),
+    "conv_5x3_valid": (conv(4, (5, 3), 1, "valid"), [1, 8, 7, 5], True, {}, "conv_s8", "channel"),
+    "conv_1x1": (conv(12, (1, 1), 1, "same"), [1, 5, 5, 16], True, {}, "conv_s8", "channel"),
+    "conv_per_tensor_3x3": (
+        conv(8, (3, 3), 1, "same", "relu"),
+        [1, 7, 6, 4],
+        True,
+        PER_TENSOR,
+        "conv_s8",
+        "tensor",
+    ),
+    "conv_per_tensor_1x1_s2": (
+        conv(16, (1, 1), 2, "valid"),
+        [1, 8, 8, 8],
+        True,
+        PER_TENSOR,
+        "conv_s8",
+        "tensor",
+    ),
+    "dwconv_3x3_same": (dwconv((3, 3), 1, "same"), [1, 7, 6, 8], True, {}, "dwconv_s8", "channel"),
+    "dwconv_3x3_s2_valid": (
+        dwconv((3, 3), 2, "valid", act="relu"),
+        [1, 9, 8, 16],
+        True,
+        {},
+        "dwconv_s8",
+        "channel",
+    ),
+    "dwconv_5x5_mult2": (
+        dwconv((5, 5), 1, "same", 2),
+        [1, 6, 6, 3],
+        True,
+        {},
+        "dwconv_s8",
+        "channel",
+    ),
+    "dwconv_per_tensor": (
+        dwconv((3, 3), 1, "same"),
+        [1, 6, 6, 16],
+        True,
+        PER_TENSOR,
+        "dwconv_s8",
+        "tensor",
+    ),
+    "dwconv_f32_3x3_same": (dwconv((3, 3), 1, "same"), [1, 7, 6, 8], False, {}, "dwconv_f32", ""),
+    "dwconv_f32_3x3_s2_relu": (
+        dwconv((3, 3), 2, "valid", act="relu"),
+        [1, 9, 8, 4],
+        False,
+        {},
+        "dwconv_f32",
+        "",
+    ),
+    "dwconv_f32_5x3_mult3_relu6": (
+        dwconv((5, 3), 1, "same", 3, "relu6"),
+        [1, 6, 7, 2],
+        False,
+        {},
+        "dwconv_f32",
+        "",
+    ),
+    # 1536 MACs: over fully_connected.MIN_MACS, so the fast run takes tinyaot_fc_fast_s8.
+    "fc_per_channel": (dense(16), [1, 96], True, PER_CHANNEL_FC, "fc_s8", "channel"),
+    "fc_per_channel_relu": (dense(12, "relu"), [1, 20], True, PER_CHANNEL_FC, "fc_s8", "channel"),
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
+    """Each case converted once, shared by its fast and portable runs."""
+    cache: dict[str, Path] = {}
+
+    def get(name: str) -> Path:
+        if name not in cache:
+            layers, shape, int8, flags, _, _ = CASES[name]
+            data = tfmodels.keras(layers, shape, int8, flags=flags)
+            cache[name] = write_model(data, tmp_path_factory.mktemp(name))
+        return cache[name]
+
+    return get
+
+
+# The float32 kernels have no fast version: their cases run once.
+RUNS = [(name, True) for name in CASES] + [(name, False) for name in CASES if CASES[name][2]]
+
+
+@pytest.mark.parametrize(
+    "name,portable", RUNS, ids=[f"{n}-{'portable' if p else 'fast'}" for n, p in RUNS]
+)
+def test_case(tmp_path, built, name, portable):
+    _, _, int8, _, kernel, scales = CASES[name]
+    path = built(name)
+    graph = frontend.load(path)
+    (op,) = [op for op in graph.ops if op.kind not in ("QUANTIZE", "DEQUANTIZE")]
+    weights = graph.tensors[op.inputs[1]]
+    if int8:
+        assert weights.quant is not None
+        assert (len(weights.quant.scales) > 1) == (scales == "channel"), weights.quant.scales
+    check_against_tflm(path, tmp_path, sets=3, options=PORTABLE if portable else ())
+    used = kernels(tmp_path / "gen")
+    if portable:
+        assert used == {f"tinyaot_{kernel}"}
