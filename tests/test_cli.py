@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 import tfmodels
-from harness import REPO, tinyaot
+from harness import REPO, check_against_tflm, compile_model, tinyaot
 from reference import MODELS
 
 KWS = MODELS / "mlperf_tiny_kws_dscnn_int8.tflite"
@@ -26,18 +26,20 @@ def bad_models(tmp_path_factory):
     import tensorflow as tf
 
     models = {
-        "tanh": tf_model(tmp_path_factory, "tanh", lambda x: tf.math.tanh(x), [(1, 8)]),
-        "bool": tf_model(
-            tmp_path_factory, "bool", lambda x: tf.cast(x > 0, tf.float32) * x, [(1, 8)]
-        ),
+        # TFLite Micro has no SIN kernel, so neither will the compiler.
+        "sin": tf_model(tmp_path_factory, "sin", lambda x: tf.math.sin(x), [(1, 8)]),
         "cond": tf_model(
             tmp_path_factory,
             "cond",
             lambda x: tf.cond(tf.reduce_sum(x) > 0, lambda: x * 2, lambda: x * 3),
             [(1, 8)],
         ),
-        "dynamic": tf_model(tmp_path_factory, "dynamic", lambda x: x * 2 + 1, [(1, None, 3)]),
     }
+    float64 = tmp_path_factory.mktemp("bad") / "float64.tflite"
+    float64.write_bytes(
+        tfmodels.retype_tensor(tfmodels.convert(lambda x: x * 2.0, [(1, 8)], False), 0, "FLOAT64")
+    )
+    models["float64"] = float64
     truncated = tmp_path_factory.mktemp("bad") / "truncated.tflite"
     truncated.write_bytes(KWS.read_bytes()[:3000])
     models["truncated"] = truncated
@@ -50,9 +52,8 @@ EXPECTED = {
     "missing": "cannot read model file",
     "not_tflite": "is not a TensorFlow Lite model",
     "truncated": "damaged or truncated",
-    "tanh": "op 0 (TANH) writing tensor 1 'Identity' is not supported; supported ops: ADD",
-    "bool": "op 0 (GREATER), tensor 2 'Greater': dtype BOOL is not supported",
-    "dynamic": "dynamic or unknown shape [1, -1, 3]",
+    "sin": "op 0 (SIN) writing tensor 1 'Identity' is not supported; supported ops: ",
+    "float64": "op 0 (MUL), tensor 0 'x': dtype FLOAT64 is not supported",
     "cond": "the model has 3 subgraphs",
 }
 
@@ -73,7 +74,7 @@ def test_failed_compile_leaves_existing_directory_untouched(bad_models, tmp_path
     out = tmp_path / "out"
     out.mkdir()
     (out / "keep.txt").write_text("mine")
-    done = tinyaot("compile", str(bad_models["tanh"]), "--output-dir", str(out))
+    done = tinyaot("compile", str(bad_models["sin"]), "--output-dir", str(out))
     assert done.returncode == 2
     assert sorted(p.name for p in out.iterdir()) == ["keep.txt"]
 
@@ -158,3 +159,13 @@ def test_summary_line(tmp_path):
     done = tinyaot("compile", str(KWS), "--name", "kws", "--output-dir", str(tmp_path))
     assert done.returncode == 0
     assert done.stdout.startswith("tinyaot: kws: arena ") and "2656768 MACs" in done.stdout
+
+
+def test_open_inner_dimension_takes_the_stored_shape(tmp_path):
+    # A converter marks a free dimension -1 in the signature and stores 1 in the shape;
+    # TFLite Micro runs the stored shape, and so does the compiled model.
+    model = tmp_path / "open.tflite"
+    model.write_bytes(tfmodels.convert(lambda x: x * 2 + 1, [(1, None, 3)], False))
+    check_against_tflm(model, tmp_path)
+    source = (compile_model(model, tmp_path / "gen") / "m.c").read_text()
+    assert "m_input0_shape[3] = {1, 1, 3};" in source

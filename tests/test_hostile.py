@@ -187,12 +187,12 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
         "tensor 0 'input' has a dynamic or unknown shape [-1, 8]",
     ),
     "dynamic_signature": (
-        fc(lambda m, sg: setattrs(sg.tensors[0], shape_signature=[1, -1])),
-        "tensor 0 'input' has a dynamic or unknown shape [1, -1]",
+        fc(lambda m, sg: setattrs(sg.tensors[0], shape_signature=[1, -1, 8])),
+        "tensor 0 'input' has a dynamic or unknown shape [1, -1, 8]",
     ),
     "unsupported_dtype": (
         fc(lambda m, sg: setattrs(sg.tensors[0], dtype=tflite_type("BOOL"))),
-        "op 0 (FULLY_CONNECTED), tensor 0 'input': dtype BOOL is not supported",
+        "op 0 (FULLY_CONNECTED), tensor 0 'input': dtype bool is not supported",
     ),
     "unknown_dtype": (
         fc(lambda m, sg: setattrs(sg.tensors[3], dtype=100)),

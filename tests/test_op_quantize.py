@@ -1,4 +1,5 @@
-"""QUANTIZE: float32 -> int8 (rounding halves away from zero, saturation) and int8 -> int8."""
+"""QUANTIZE: float32 -> int8 (rounding halves away from zero, saturation), int8 -> int8, and
+uint8 <-> int8 at the edges of a model with uint8 inputs and outputs."""
 
 from __future__ import annotations
 
@@ -7,9 +8,9 @@ import pytest
 import tfmodels
 from harness import check_against_tflm
 from opcheck import check_inputs, every_int8, load, write_model
+from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
-from tinyaot.ops import OPS
 
 SHAPE = (1, 16, 16)
 
@@ -91,6 +92,39 @@ def test_quantize_int8_to_int8(tmp_path, ratio, zero_point):
     assert check_inputs(path, tmp_path, [[every_int8(SHAPE)]]).exact
 
 
+@pytest.mark.parametrize("low,high", [(-1.0, 1.0), (-0.3, 2.0)], ids=["symmetric", "asymmetric"])
+def test_quantize_uint8_io(tmp_path, low, high):
+    """uint8 -> int8 in front and int8 -> uint8 behind, on every byte value."""
+    data = tfmodels.convert(
+        lambda x: _reshape(x) * 3.0, [SHAPE], int8=True, low=low, high=high, io="uint8"
+    )
+    path = write_model(data, tmp_path)
+    graph = load(path)
+    kinds = [
+        (op.kind, graph.tensors[op.inputs[0]].dtype, graph.tensors[op.outputs[0]].dtype)
+        for op in graph.ops
+    ]
+    assert kinds[0] == ("QUANTIZE", DType.UINT8, DType.INT8)
+    assert kinds[-1] == ("QUANTIZE", DType.INT8, DType.UINT8)
+    every = np.resize(np.arange(256, dtype=np.uint8), SHAPE)
+    assert check_inputs(path, tmp_path, [[every], [every[:, ::-1].copy()]]).exact
+    assert check_against_tflm(path, tmp_path, sets=3).exact
+
+
+def test_quantize_float_to_uint8_is_refused_like_tflm(tmp_path):
+    """TFLite Micro has no float32 -> uint8 QUANTIZE; the compiler says so instead of
+    producing code nothing can check."""
+    q = Quant((0.1,), (128,))
+    graph = Graph(
+        tensors=[Tensor(0, "in", DType.FLOAT32, (4,)), Tensor(1, "out", DType.UINT8, (4,), q)],
+        ops=[Op(0, "QUANTIZE", [0], [1])],
+        inputs=[0],
+        outputs=[1],
+    )
+    with pytest.raises(CompileError, match="float32 -> uint8 is not supported"):
+        lower_op(graph, graph.ops[0])
+
+
 def tfmodels_graph(data: bytes) -> Graph:
     from tinyaot import frontend
 
@@ -106,4 +140,4 @@ def test_quantize_rejects_int8_to_float():
         outputs=[1],
     )
     with pytest.raises(CompileError, match="int8 -> float32 is not supported"):
-        OPS["QUANTIZE"].lower(graph, graph.ops[0])
+        lower_op(graph, graph.ops[0])

@@ -25,12 +25,15 @@ def convert(
     float_input: bool = False,
     float_output: bool = False,
     flags: Mapping[str, bool] | None = None,
+    io: str = "int8",
 ) -> bytes:
     """Convert a function of float32 tensors to a .tflite flatbuffer.
 
     With int8, float_input / float_output keep that side of the model float32, so
     the int8 body starts with a QUANTIZE / ends with a DEQUANTIZE. flags are converter
     attributes to set (e.g. _experimental_disable_per_channel for per-tensor conv weights).
+    io="uint8" makes the quantised inputs and outputs uint8, as some model zoos publish them
+    (the body stays int8, behind a QUANTIZE at either end).
     """
     import tensorflow as tf
 
@@ -47,8 +50,9 @@ def convert(
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        converter.inference_input_type = tf.float32 if float_input else tf.int8
-        converter.inference_output_type = tf.float32 if float_output else tf.int8
+        io_type = getattr(tf, io)
+        converter.inference_input_type = tf.float32 if float_input else io_type
+        converter.inference_output_type = tf.float32 if float_output else io_type
     for flag, value in (flags or {}).items():
         assert hasattr(converter, flag), f"the converter has no {flag}"
         setattr(converter, flag, value)
@@ -61,6 +65,7 @@ def keras(
     int8: bool,
     seed: int = 0,
     flags: Mapping[str, bool] | None = None,
+    io: str = "int8",
 ) -> bytes:
     """A Keras functional model (batch 1) through the same conversion."""
     import tensorflow as tf
@@ -68,7 +73,7 @@ def keras(
     tf.keras.utils.set_random_seed(seed)
     inp = tf.keras.Input(shape=tuple(input_shape[1:]), batch_size=input_shape[0])
     model = tf.keras.Model(inp, layers(inp))
-    return convert(lambda x: model(x), [input_shape], int8, seed, flags=flags)
+    return convert(lambda x: model(x), [input_shape], int8, seed, flags=flags, io=io)
 
 
 def retype_input(model: bytes, scale: float, zero_point: int, index: int = 0) -> bytes:
@@ -90,4 +95,14 @@ def retype_input(model: bytes, scale: float, zero_point: int, index: int = 0) ->
     q.scale = [float(scale)]
     q.zeroPoint = [int(zero_point)]
     tensor.quantization = q
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
+
+
+def retype_tensor(model: bytes, tensor: int, type_name: str) -> bytes:
+    """The model with tensor `tensor` of subgraph 0 declared as TensorType `type_name`."""
+    from tensorflow.lite.python import schema_py_generated as schema
+    from tensorflow.lite.tools import flatbuffer_utils
+
+    obj = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    obj.subgraphs[0].tensors[tensor].type = getattr(schema.TensorType, type_name)
     return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))

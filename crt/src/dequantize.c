@@ -4,7 +4,15 @@
  */
 #include <tinyaot/dequantize.h>
 
-void tinyaot_dequantize_s8(const struct tinyaot_dequantize_s8_params *p, const int8_t *input,
+void tinyaot_dequantize_s8(const struct tinyaot_dequantize_params *p, const int8_t *input,
+			   float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		output[i] = p->scale * (float)(input[i] - p->zero_point);
+	}
+}
+
+void tinyaot_dequantize_u8(const struct tinyaot_dequantize_params *p, const uint8_t *input,
 			   float *output)
 {
 	for (int32_t i = 0; i < p->size; i++) {

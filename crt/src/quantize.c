@@ -1,4 +1,4 @@
-/* QUANTIZE as TFLite's reference AffineQuantize and Requantize. */
+/* QUANTIZE from float32 as TFLite's reference AffineQuantize. */
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/quantize.h>
 
@@ -36,17 +36,5 @@ void tinyaot_quantize_f32(const struct tinyaot_quantize_f32_params *p, const flo
 		}
 		output[i] = (int8_t)tinyaot_clamp_i32(round_half_away(q) + p->zero_point, INT8_MIN,
 						      INT8_MAX);
-	}
-}
-
-void tinyaot_quantize_s8(const struct tinyaot_quantize_s8_params *p, const int8_t *input,
-			 int8_t *output)
-{
-	for (int32_t i = 0; i < p->size; i++) {
-		const int32_t v =
-			tinyaot_mbqm(input[i] - p->input_zero_point, p->multiplier, p->shift) +
-			p->output_zero_point;
-
-		output[i] = (int8_t)tinyaot_clamp_i32(v, INT8_MIN, INT8_MAX);
 	}
 }

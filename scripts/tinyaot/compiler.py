@@ -10,10 +10,23 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import numpy as np
+
 from . import frontend, planner
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
-from .lowering import DSP_GUARD, Alias, ByTarget, ConstArray, KernelCall, tensor_args
+from .lowering import (
+    DSP_GUARD,
+    Alias,
+    ByTarget,
+    ConstArray,
+    Fold,
+    KernelCall,
+    Lowered,
+    check_counts,
+    check_dtypes,
+    tensor_args,
+)
 from .ops import OPS
 
 C_KEYWORDS = frozenset(
@@ -128,20 +141,9 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
     root = {t.index: t.index for t in graph.tensors}
     steps: list[Step] = []
     for op in graph.ops:
-        opdef = OPS.get(op.kind)
-        if opdef is None:
-            t = op.outputs[0]
-            raise CompileError(
-                f"{op.describe()} writing tensor {t} '{graph.tensors[t].name}' is not supported; "
-                f"supported ops: {', '.join(OPS)}"
-            )
-        try:
-            lowered = opdef.lower(graph, op)
-        except CompileError as exc:
-            # Helpers that know only a tensor or a number still get the op named.
-            if str(exc).startswith(op.describe()):
-                raise
-            raise CompileError(f"{op.describe()}: {exc}") from None
+        lowered = lower_op(graph, op)
+        if lowered is None:
+            continue
         if isinstance(lowered, Alias):
             _alias(graph, op, lowered, root)
         else:
@@ -173,6 +175,47 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
             f"over the budget of {options.arena_budget} bytes"
         )
     return compiled
+
+
+def lower_op(graph: Graph, op: Op) -> Lowered | None:
+    """The op's signature checked, then folded (None: its outputs are now constants) or
+    lowered to a kernel call or an alias."""
+    opdef = OPS.get(op.kind)
+    if opdef is None:
+        t = op.outputs[0]
+        raise CompileError(
+            f"{op.describe()} writing tensor {t} '{graph.tensors[t].name}' is not supported; "
+            f"supported ops: {', '.join(OPS)}"
+        )
+    try:
+        check_counts(graph, op, opdef)
+        if opdef.fold is not None and _fold(graph, op, opdef.fold):
+            return None
+        check_dtypes(graph, op, opdef)
+        return opdef.lower(graph, op)
+    except CompileError as exc:
+        # Helpers that know only a tensor or a number still get the op named.
+        if str(exc).startswith(op.describe()):
+            raise
+        raise CompileError(f"{op.describe()}: {exc}") from None
+
+
+def _fold(graph: Graph, op: Op, fold: Fold) -> bool:
+    """Make the op's outputs constants when its fold can compute them; False when it cannot."""
+    values = fold(graph, op)
+    if values is None:
+        return False
+    assert len(values) == len(op.outputs), f"{op.describe()}: fold gave {len(values)} outputs"
+    for t, v in zip(op.outputs, values, strict=True):
+        out = graph.tensors[t]
+        v = np.asarray(v)
+        if v.size != out.num_elements:
+            raise CompileError(
+                f"{op.describe()}: output tensor {t} '{out.name}' has shape {list(out.shape)}, "
+                f"but the op computes {list(v.shape)}"
+            )
+        out.data = v.astype(out.dtype.numpy).reshape(out.shape)
+    return True
 
 
 def _alias(graph: Graph, op: Op, alias: Alias, root: dict[int, int]) -> None:

@@ -13,13 +13,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from .fixedpoint import INT32_MAX, INT32_MIN, rdbpot, srdhm
 from .ir import Tensor
 from .lowering import ConstArray, InPlace, KernelCall, TensorArg
 
 # Tests turn this off to compile the same model with the reference kernels only.
 ENABLED = True
 
-INT32_MIN, INT32_MAX = -(1 << 31), (1 << 31) - 1
+
 # The largest magnitude of an int8 input.
 X_MAX = 128
 
@@ -48,22 +49,6 @@ def fits_int32(weights: np.ndarray, bias: np.ndarray) -> bool:
     """
     w = np.abs(weights.astype(np.int64))
     return bool(np.all(np.abs(bias.astype(np.int64)) + X_MAX * w.sum(axis=1) <= INT32_MAX))
-
-
-def srdhm(a: int, b: int) -> int:
-    """gemmlowp SaturatingRoundingDoublingHighMul on Python ints (tinyaot_srdhm)."""
-    if a == INT32_MIN and b == INT32_MIN:
-        return INT32_MAX
-    ab = a * b
-    v = ab + ((1 << 30) if ab >= 0 else (1 - (1 << 30)))
-    return v >> 31 if v >= 0 else -((-v) >> 31)
-
-
-def rdbpot(x: int, e: int) -> int:
-    """gemmlowp RoundingDivideByPOT (tinyaot_rdbpot)."""
-    mask = (1 << e) - 1
-    threshold = (mask >> 1) + (1 if x < 0 else 0)
-    return (x >> e) + (1 if (x & mask) > threshold else 0)
 
 
 def mbqm(x: int, mult: int, shift: int) -> int:

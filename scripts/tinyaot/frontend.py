@@ -21,6 +21,8 @@ _TFLITE_DTYPES = {
     tflite.TensorType.UINT8: DType.UINT8,
     tflite.TensorType.INT16: DType.INT16,
     tflite.TensorType.INT32: DType.INT32,
+    tflite.TensorType.INT64: DType.INT64,
+    tflite.TensorType.BOOL: DType.BOOL,
 }
 _TFLITE_DTYPE_NAMES = {
     v: k for k, v in vars(tflite.TensorType).items() if not k.startswith("_") and isinstance(v, int)
@@ -121,10 +123,9 @@ class _Reader:
         dtype = _TFLITE_DTYPES.get(ttype, DType.INT8)
         shape = tuple(int(d) for d in (t.ShapeAsNumpy() if t.ShapeLength() else []))
         signature = [int(d) for d in t.ShapeSignatureAsNumpy()] if t.ShapeSignatureLength() else []
-        # A batch dimension left open (-1) in the signature is how converters mark
-        # "any batch"; like TFLM we take the concrete shape the file stores for it.
-        open_dims = [i for i, d in enumerate(signature) if d < 0]
-        if any(d < 0 for d in shape) or any(i > 0 for i in open_dims):
+        # A dimension left open (-1) in the signature is how converters mark "any batch" (or
+        # any length); like TFLM we take the concrete shape the file stores for it.
+        if any(d < 0 for d in shape) or (signature and len(signature) != len(shape)):
             raise CompileError(
                 f"{where} has a dynamic or unknown shape {signature or list(shape)}; "
                 "only static shapes can be compiled"
@@ -165,9 +166,9 @@ class _Reader:
             raise CompileError(f"{where} has {len(scales)} scales but {len(zps)} zero points")
         if not all(np.isfinite(s) and s > 0 for s in scales):
             raise CompileError(f"{where} has a quantisation scale that is not a positive number")
-        # Zero points are emitted as integers of the tensor's type (int32 for floats).
+        # Zero points are emitted as integers of the tensor's type (int32 for float and bool).
         dtype = _TFLITE_DTYPES.get(t.Type(), DType.INT32)
-        limits = np.iinfo(dtype.numpy if dtype != DType.FLOAT32 else np.int32)
+        limits = np.iinfo(dtype.numpy if dtype.numpy.kind in "iu" else np.int32)
         bad = [z for z in zps if not limits.min <= z <= limits.max]
         if bad:
             raise CompileError(

@@ -20,6 +20,9 @@ class DType(enum.Enum):
     UINT8 = ("uint8", "uint8_t", 1, "TINYAOT_DTYPE_UINT8")
     INT16 = ("int16", "int16_t", 2, "TINYAOT_DTYPE_INT16")
     INT32 = ("int32", "int32_t", 4, "TINYAOT_DTYPE_INT32")
+    INT64 = ("int64", "int64_t", 8, "TINYAOT_DTYPE_INT64")
+    # One byte, 0 or 1, as TFLite stores bool.
+    BOOL = ("bool", "uint8_t", 1, "TINYAOT_DTYPE_BOOL")
 
     def __init__(self, short: str, ctype: str, size: int, c_enum: str) -> None:
         self.short = short

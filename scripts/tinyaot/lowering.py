@@ -121,14 +121,103 @@ class Alias:
 Lowered = KernelCall | Alias
 
 
+# Every dtype name the IR knows, for ops that only move bytes (RESHAPE, SQUEEZE, ...).
+ANY_DTYPE = tuple(d.short for d in DType)
+
+Fold = Callable[[Graph, Op], "list[np.ndarray] | None"]
+
+
 @dataclass(frozen=True)
 class OpDef:
-    """One builtin op: what it accepts and how it lowers. One file in ops/ each."""
+    """One builtin op: its signature, how it lowers, and how it folds. One file in ops/ each.
+
+    The compiler checks the signature before it calls `lower` or `fold`, so neither repeats
+    it: the number of inputs (`inputs`, a range; the first `inputs[0]` must be present) and
+    outputs, the dtype of the first input (`dtypes`), and the dtype of every output: the
+    input's, or for ops that convert, one of the (input, output) pairs in `converts`.
+
+    `fold` (optional) computes the outputs at compile time with NumPy when it can, usually
+    when every input is constant, and returns None when it cannot. A folded op emits no code:
+    its outputs become constants. Shape arithmetic (SHAPE, STRIDED_SLICE, PACK, ...) on int32
+    folds this way and never reaches the device, whatever dtypes `lower` accepts.
+    """
 
     name: str
     dtypes: tuple[str, ...]
     lower: Callable[[Graph, Op], Lowered]
     notes: str = ""
+    inputs: tuple[int, int] = (1, 1)
+    outputs: tuple[int, int] = (1, 1)
+    converts: tuple[tuple[str, str], ...] = ()
+    fold: Fold | None = None
+
+    def signature(self) -> str:
+        """The dtypes as `tinyaot ops` and README show them."""
+        if self.converts:
+            return ", ".join(f"{a}->{b}" for a, b in self.converts)
+        return ", ".join(self.dtypes)
+
+
+def check_counts(graph: Graph, op: Op, opdef: OpDef) -> None:
+    """The number of inputs and outputs, whatever their dtypes (checked before folding)."""
+    lo, hi = opdef.inputs
+    olo, ohi = opdef.outputs
+    if not lo <= len(op.inputs) <= hi or not olo <= len(op.outputs) <= ohi:
+        ins = f"{lo}" if lo == hi else f"{lo} to {hi}"
+        outs = f"{olo}" if olo == ohi else f"{olo} to {ohi}"
+        raise op_error(
+            graph,
+            op,
+            f"{len(op.inputs)} inputs and {len(op.outputs)} outputs; supported: {ins} inputs "
+            f"and {outs} outputs",
+        )
+    for i in range(lo):
+        if op.inputs[i] is None:
+            raise op_error(graph, op, f"input {i} is missing")
+
+
+def check_dtypes(graph: Graph, op: Op, opdef: OpDef) -> None:
+    """The dtypes of the first input and of every output against the op's signature."""
+    first = graph.tensor(op.inputs[0])
+    for t in op.outputs:
+        out = graph.tensors[t]
+        if opdef.converts:
+            if (first.dtype.short, out.dtype.short) not in opdef.converts:
+                raise op_error(
+                    graph,
+                    op,
+                    f"{first.dtype.short} -> {out.dtype.short} is not supported; "
+                    f"supported: {opdef.signature()}",
+                    out.index,
+                )
+            continue
+        if first.dtype.short not in opdef.dtypes:
+            raise op_error(
+                graph,
+                op,
+                f"dtype {first.dtype.short} is not supported; supported: {opdef.signature()}",
+                first.index,
+            )
+        if out.dtype != first.dtype:
+            raise op_error(
+                graph,
+                op,
+                f"output dtype {out.dtype.short} differs from input {first.dtype.short}",
+                out.index,
+            )
+
+
+def const_inputs(graph: Graph, op: Op) -> list[np.ndarray] | None:
+    """The data of every present input when all are constant (what most folds need)."""
+    values = []
+    for t in op.inputs:
+        if t is None:
+            continue
+        data = graph.tensors[t].data
+        if data is None:
+            return None
+        values.append(data)
+    return values
 
 
 def op_error(graph: Graph, op: Op, message: str, tensor: int | None = None) -> CompileError:
@@ -139,62 +228,29 @@ def op_error(graph: Graph, op: Op, message: str, tensor: int | None = None) -> C
     return CompileError(f"{where}: {message}")
 
 
-def count_io(graph: Graph, op: Op, inputs: tuple[int, int], outputs: int = 1) -> None:
-    n = len(op.inputs)
-    if not inputs[0] <= n <= inputs[1] or len(op.outputs) != outputs:
-        raise op_error(graph, op, f"expects {inputs[0]}..{inputs[1]} inputs and {outputs} outputs")
-    for i in range(inputs[0]):
-        if op.inputs[i] is None:
-            raise op_error(graph, op, f"input {i} is missing")
-
-
-def activation_dtype(graph: Graph, op: Op, supported: tuple[str, ...]) -> DType:
-    """The op's data type (that of its first input), checked against what the op supports."""
-    t = graph.tensor(op.inputs[0])
-    out = graph.tensor(op.outputs[0])
-    if t.dtype.short not in supported:
-        raise op_error(
-            graph,
-            op,
-            f"dtype {t.dtype.short} is not supported; supported: {', '.join(supported)}",
-            t.index,
-        )
-    if out.dtype != t.dtype:
-        raise op_error(
-            graph,
-            op,
-            f"output dtype {out.dtype.short} differs from input {t.dtype.short}",
-            out.index,
-        )
-    return t.dtype
-
-
 def elementwise_io(
-    graph: Graph, op: Op, supported: tuple[str, ...]
+    graph: Graph, op: Op
 ) -> tuple[DType, Tensor, Tensor, list[TensorArg | ConstArray | None]]:
-    """Checks and kernel arguments of a one-input element-wise op: (dtype, in, out, args)."""
-    count_io(graph, op, (1, 1))
-    dtype = activation_dtype(graph, op, supported)
+    """A one-input element-wise op: (dtype, in, out, kernel args), sizes checked."""
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     if inp.num_elements != out.num_elements:
         raise op_error(graph, op, "output size differs from input size", out.index)
-    return dtype, inp, out, [TensorArg(inp.index), TensorArg(out.index, writable=True)]
+    return inp.dtype, inp, out, [TensorArg(inp.index), TensorArg(out.index, writable=True)]
 
 
 def binary_io(
-    graph: Graph, op: Op, supported: tuple[str, ...]
+    graph: Graph, op: Op
 ) -> tuple[DType, Tensor, Tensor, Tensor, dict[str, object], list[TensorArg | None]]:
-    """Checks and kernel arguments of a broadcasting two-input op: (dtype, a, b, out,
-    struct tinyaot_broadcast fields, args)."""
-    count_io(graph, op, (2, 2))
-    dtype = activation_dtype(graph, op, supported)
+    """A broadcasting two-input op: (dtype, a, b, out, struct tinyaot_broadcast fields, args)."""
     a, b = graph.tensor(op.inputs[0]), graph.tensor(op.inputs[1])
     out = graph.tensor(op.outputs[0])
-    if b.dtype != dtype:
-        raise op_error(graph, op, f"input dtypes {dtype.short} and {b.dtype.short} differ", b.index)
+    if b.dtype != a.dtype:
+        raise op_error(
+            graph, op, f"input dtypes {a.dtype.short} and {b.dtype.short} differ", b.index
+        )
     bcast = broadcast_params(graph, op, a, b, out)
     return (
-        dtype,
+        a.dtype,
         a,
         b,
         out,

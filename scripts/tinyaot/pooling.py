@@ -10,8 +10,6 @@ from .lowering import (
     ConstArray,
     KernelCall,
     TensorArg,
-    activation_dtype,
-    count_io,
     int_option,
     op_error,
     require_quant,
@@ -22,8 +20,7 @@ from .lowering import (
 
 def pool_call(graph: Graph, op: Op, kernel: str) -> KernelCall:
     """AVERAGE_POOL_2D and MAX_POOL_2D share everything but the kernel they call."""
-    count_io(graph, op, (1, 1))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    dtype = graph.tensor(op.inputs[0]).dtype
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     n, h, w, c = shape4(inp)
     on, oh, ow, oc = shape4(out)

@@ -1,16 +1,19 @@
-/* DEQUANTIZE: int8 to float32. */
+/* DEQUANTIZE: int8 or uint8 to float32. */
 #ifndef TINYAOT_DEQUANTIZE_H_
 #define TINYAOT_DEQUANTIZE_H_
 
 #include <stdint.h>
 
-struct tinyaot_dequantize_s8_params {
+struct tinyaot_dequantize_params {
 	int32_t size;
 	int32_t zero_point;
 	float scale;
 };
 
-void tinyaot_dequantize_s8(const struct tinyaot_dequantize_s8_params *p, const int8_t *input,
+void tinyaot_dequantize_s8(const struct tinyaot_dequantize_params *p, const int8_t *input,
+			   float *output);
+
+void tinyaot_dequantize_u8(const struct tinyaot_dequantize_params *p, const uint8_t *input,
 			   float *output);
 
 #endif /* TINYAOT_DEQUANTIZE_H_ */

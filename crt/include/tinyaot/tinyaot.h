@@ -30,6 +30,8 @@ enum tinyaot_dtype {
 	TINYAOT_DTYPE_UINT8 = 2,
 	TINYAOT_DTYPE_INT16 = 3,
 	TINYAOT_DTYPE_INT32 = 4,
+	TINYAOT_DTYPE_INT64 = 5,
+	TINYAOT_DTYPE_BOOL = 6,
 };
 
 struct tinyaot_tensor_info {

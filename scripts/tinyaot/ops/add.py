@@ -15,7 +15,7 @@ LEFT_SHIFT = 20
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    dtype, a, b, out, bcast, args = binary_io(graph, op, ("int8", "float32"))
+    dtype, a, b, out, bcast, args = binary_io(graph, op)
     act = int(op.options.get("FusedActivationFunction", 0))
     # Without broadcasting each output element depends only on the inputs at the
     # same index, so the output may take over either input's memory.
@@ -64,4 +64,6 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     )
 
 
-OP = OpDef("ADD", ("int8", "float32"), lower, "broadcasting up to 4-D, fused activations")
+OP = OpDef(
+    "ADD", ("int8", "float32"), lower, "broadcasting up to 4-D, fused activations", inputs=(2, 2)
+)

@@ -15,8 +15,6 @@ from ..lowering import (
     OpDef,
     TensorArg,
     TensorList,
-    activation_dtype,
-    count_io,
     op_error,
     require_quant,
 )
@@ -25,12 +23,7 @@ MAX_INPUTS = 10  # TINYAOT_CONCATENATION_MAX_INPUTS, TFLM's kMaxInputNum
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    if len(op.inputs) > MAX_INPUTS:
-        raise op_error(
-            graph, op, f"{len(op.inputs)} inputs; at most {MAX_INPUTS} are supported (as in TFLM)"
-        )
-    count_io(graph, op, (1, MAX_INPUTS))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    dtype = graph.tensor(op.inputs[0]).dtype
     out = graph.tensor(op.outputs[0])
     if None in op.inputs:
         raise op_error(graph, op, f"input {op.inputs.index(None)} is missing")
@@ -101,4 +94,5 @@ OP = OpDef(
     ("int8", "float32"),
     lower,
     "any axis, up to 10 inputs; int8 inputs in the output's scale and zero point",
+    inputs=(1, MAX_INPUTS),
 )

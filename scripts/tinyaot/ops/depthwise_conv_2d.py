@@ -12,9 +12,7 @@ from ..lowering import (
     OpDef,
     Routine,
     TensorArg,
-    activation_dtype,
     bias_arg,
-    count_io,
     int32_array,
     op_error,
     require_const,
@@ -27,8 +25,7 @@ from . import conv_2d
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    count_io(graph, op, (2, 3))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    dtype = graph.tensor(op.inputs[0]).dtype
     require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     filt = require_const(graph, op, op.inputs[1], "filter", dtype)
@@ -196,5 +193,9 @@ def lower_fast(
 
 
 OP = OpDef(
-    "DEPTHWISE_CONV_2D", ("int8", "float32"), lower, "depth multiplier >= 1, SAME/VALID, strides"
+    "DEPTHWISE_CONV_2D",
+    ("int8", "float32"),
+    lower,
+    "depth multiplier >= 1, SAME/VALID, strides",
+    inputs=(2, 3),
 )

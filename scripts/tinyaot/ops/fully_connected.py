@@ -11,9 +11,7 @@ from ..lowering import (
     KernelCall,
     OpDef,
     TensorArg,
-    activation_dtype,
     bias_arg,
-    count_io,
     int32_array,
     op_error,
     require_const,
@@ -22,8 +20,7 @@ from ..lowering import (
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    count_io(graph, op, (2, 3))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    dtype = graph.tensor(op.inputs[0]).dtype
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     filt = require_const(graph, op, op.inputs[1], "weights", dtype)
     if op.options.get("WeightsFormat", 0) != 0:
@@ -132,5 +129,9 @@ def lower_fast(
 
 
 OP = OpDef(
-    "FULLY_CONNECTED", ("int8", "float32"), lower, "2-D weights, optional bias, fused activations"
+    "FULLY_CONNECTED",
+    ("int8", "float32"),
+    lower,
+    "2-D weights, optional bias, fused activations",
+    inputs=(2, 3),
 )

@@ -18,7 +18,7 @@ INPUT_INTEGER_BITS = 4
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    dtype, inp, out, args = elementwise_io(graph, op, ("int8", "float32"))
+    dtype, inp, out, args = elementwise_io(graph, op)
     if dtype == DType.FLOAT32:
         return KernelCall(
             "tinyaot_logistic_f32",

@@ -16,8 +16,6 @@ from ..lowering import (
     KernelCall,
     OpDef,
     TensorArg,
-    activation_dtype,
-    count_io,
     op_error,
     require_const,
     require_quant,
@@ -72,8 +70,7 @@ def mean_shape(graph: Graph, op: Op, shape: tuple[int, ...], axes: set[int]) -> 
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    count_io(graph, op, (2, 2))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    dtype = graph.tensor(op.inputs[0]).dtype
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     axis = require_const(graph, op, op.inputs[1], "axis")
     if axis.dtype != DType.INT32:
@@ -128,4 +125,5 @@ OP = OpDef(
     ("int8", "float32"),
     lower,
     "constant axes, keep_dims either way; int8 rescales to the output's quantisation",
+    inputs=(2, 2),
 )

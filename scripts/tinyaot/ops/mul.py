@@ -13,7 +13,7 @@ from ..lowering import (
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    dtype, a, b, out, bcast, args = binary_io(graph, op, ("int8", "float32"))
+    dtype, a, b, out, bcast, args = binary_io(graph, op)
     act = int(op.options.get("FusedActivationFunction", 0))
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
@@ -50,4 +50,6 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     )
 
 
-OP = OpDef("MUL", ("int8", "float32"), lower, "broadcasting up to 4-D, fused activations")
+OP = OpDef(
+    "MUL", ("int8", "float32"), lower, "broadcasting up to 4-D, fused activations", inputs=(2, 2)
+)

@@ -14,8 +14,6 @@ from ..lowering import (
     KernelCall,
     OpDef,
     TensorArg,
-    activation_dtype,
-    count_io,
     op_error,
     require_const,
     require_quant,
@@ -47,8 +45,7 @@ def pad_shape(dims: list[tuple[int, int, int]]) -> dict[str, list[int]]:
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    count_io(graph, op, (2, 3))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    dtype = graph.tensor(op.inputs[0]).dtype
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     rank = len(inp.shape)
     if rank > MAX_DIMS or len(out.shape) != rank:
@@ -135,4 +132,5 @@ OP = OpDef(
     ("int8", "float32"),
     lower,
     "up to 5-D, constant paddings; int8 pads with the output zero point",
+    inputs=(2, 3),
 )

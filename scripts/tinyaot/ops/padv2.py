@@ -10,4 +10,5 @@ OP = OpDef(
     ("int8", "float32"),
     lower,
     "up to 5-D, constant paddings and pad value (int8: in the output's quantisation)",
+    inputs=(2, 3),
 )

@@ -15,7 +15,7 @@ from ..lowering import (
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    dtype, inp, out, args = elementwise_io(graph, op, ("int8", "float32"))
+    dtype, inp, out, args = elementwise_io(graph, op)
     if dtype == DType.FLOAT32:
         return KernelCall(
             "tinyaot_relu_f32",

@@ -22,4 +22,4 @@ def lower(graph: Graph, op: Op) -> Alias:
     return Alias(inp.index)
 
 
-OP = OpDef("RESHAPE", ("int8", "float32", "int32"), lower, "aliased: no copy")
+OP = OpDef("RESHAPE", ("int8", "float32", "int32"), lower, "aliased: no copy", inputs=(1, 2))

@@ -10,8 +10,6 @@ from ..lowering import (
     KernelCall,
     OpDef,
     TensorArg,
-    activation_dtype,
-    count_io,
     op_error,
     require_quant,
 )
@@ -20,8 +18,7 @@ SCALED_DIFF_INTEGER_BITS = 5
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    count_io(graph, op, (1, 1))
-    dtype = activation_dtype(graph, op, ("int8", "float32"))
+    dtype = graph.tensor(op.inputs[0]).dtype
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     if inp.shape != out.shape:
         raise op_error(graph, op, "output shape differs from input shape", out.index)
