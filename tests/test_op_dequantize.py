@@ -1,4 +1,4 @@
-"""DEQUANTIZE: int8 -> float32, bit for bit as TFLite Micro computes it."""
+"""DEQUANTIZE: int8 and uint8 -> float32, bit for bit as TFLite Micro computes it."""
 
 from __future__ import annotations
 
@@ -39,6 +39,23 @@ def test_dequantize_int8_to_float(tmp_path, low, high):
     # The product is rounded to float once, as TFLite's double product is: exact.
     assert check_against_tflm(path, tmp_path, sets=5).exact
     assert check_inputs(path, tmp_path, [[every_int8(SHAPE)]]).exact
+
+
+def test_dequantize_uint8_to_float(tmp_path):
+    """A uint8 input through RESHAPE into DEQUANTIZE, every byte value, two zero points."""
+    data = tfmodels.convert(_reshape, [SHAPE], int8=True, low=-0.2, high=3.0, float_output=True)
+    graph = load(write_model(data, tmp_path, "int8"))
+    assert [op.kind for op in graph.ops] == ["RESHAPE", "DEQUANTIZE"]
+    every = np.resize(np.arange(256, dtype=np.uint8), SHAPE)
+    scale = graph.tensors[graph.inputs[0]].scale
+    for zero_point in (0, 131):
+        retyped = data
+        for t in (graph.inputs[0], graph.ops[1].inputs[0]):
+            retyped = tfmodels.retype_tensor(retyped, t, "UINT8", (scale, zero_point))
+        path = write_model(retyped, tmp_path, f"uint8_{zero_point}")
+        t = load(path).tensors[graph.ops[1].inputs[0]]
+        assert (t.dtype, t.zero_point) == (DType.UINT8, zero_point)
+        assert check_inputs(path, tmp_path, [[every]]).exact
 
 
 def test_quantize_int8_body_dequantize(tmp_path):

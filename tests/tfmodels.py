@@ -98,11 +98,19 @@ def retype_input(model: bytes, scale: float, zero_point: int, index: int = 0) ->
     return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
 
 
-def retype_tensor(model: bytes, tensor: int, type_name: str) -> bytes:
-    """The model with tensor `tensor` of subgraph 0 declared as TensorType `type_name`."""
+def retype_tensor(
+    model: bytes, tensor: int, type_name: str, quant: tuple[float, int] | None = None
+) -> bytes:
+    """The model with tensor `tensor` of subgraph 0 declared as TensorType `type_name`, and
+    given the (scale, zero point) `quant` if one is given."""
     from tensorflow.lite.python import schema_py_generated as schema
     from tensorflow.lite.tools import flatbuffer_utils
 
     obj = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
-    obj.subgraphs[0].tensors[tensor].type = getattr(schema.TensorType, type_name)
+    t = obj.subgraphs[0].tensors[tensor]
+    t.type = getattr(schema.TensorType, type_name)
+    if quant is not None:
+        t.quantization = schema.QuantizationParametersT()
+        t.quantization.scale = [float(quant[0])]
+        t.quantization.zeroPoint = [int(quant[1])]
     return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
