@@ -3,7 +3,9 @@
 Every case must end in a successful compile (files written) or exit status 2 with
 one `error:` line and no files. A traceback, an internal error (exit 3), a second
 stderr line, a hang or files left after an error fail the test, which lists the
-failing cases. A case is reproducible from its number alone:
+failing cases. A deterministic sample of the cases that compile is then built with
+AddressSanitizer and UBSan and run on random inputs, both entry points: any report, crash or
+error return fails. A case is reproducible from its number alone:
 
     PYTHONPATH=scripts python3 tests/test_fuzz.py 123 456   # writes fuzz_123.tflite, ...
 """
@@ -11,18 +13,24 @@ failing cases. A case is reproducible from its number alone:
 from __future__ import annotations
 
 import math
+import os
 import random
 import shutil
 import struct
 import subprocess
 import sys
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import flatbuffers
 import inprocess
+import numpy as np
 import tflite
+from host import runner
+from test_sanitizers import ENV, SANITIZE
+from tinyaot import frontend
 
 TESTS = Path(__file__).resolve().parent
 MODELS = TESTS.parents[1] / "shared" / "models"
@@ -43,6 +51,9 @@ PLAN = {
 }
 TIME_LIMIT = 10.0  # seconds per case; a clean compile of the largest model takes well under 1
 SYNTAX_CHECK_EVERY = 50
+# Compiled cases built and run under the sanitizers, the first ones (with distinct generated
+# code) in an order drawn from SEED.
+SANITIZED = 20
 INTERESTING = [0, 1, 2, 3, 4, 0x7F, 0x80, 0xFF, 0x7FFF, 0xFFFF, 0x7FFFFFFF, 0x80000000, 0xFFFFFFFF]
 
 
@@ -277,6 +288,62 @@ def test_fuzz_front_door(tmp_path):
     assert not failures, f"{len(failures)} of {total} cases failed ({summary}):\n" + "\n".join(
         failures[:50]
     )
+
+
+def random_inputs(model: Path, rng: np.random.Generator) -> bytes:
+    """Bytes for every input of the model as the compiler reads it: float32 in [-1, 1], other
+    types any bit pattern."""
+    graph = frontend.load(model)
+    parts = []
+    for t in (graph.tensors[i] for i in graph.inputs):
+        if t.dtype.numpy == np.float32:
+            parts.append(rng.uniform(-1.0, 1.0, t.num_elements).astype(np.float32).tobytes())
+        else:
+            parts.append(rng.bytes(t.num_elements * t.dtype.size))
+    return b"".join(parts)
+
+
+def sanitized_run(i: int, model: Path, gen: Path, crt: list[str]) -> str | None:
+    """Build case i's generated code with the sanitizers and run it; what went wrong, if any."""
+    exe = runner.build(gen, "m", gen.parent, extra_flags=SANITIZE, runtime=crt)
+    data = random_inputs(model, np.random.default_rng(i))
+    for mode in ("invoke", "run"):
+        done = subprocess.run(
+            [str(exe), mode], input=data, capture_output=True, env=ENV, timeout=300
+        )
+        report = done.stderr.decode(errors="replace")
+        if done.returncode != 0 or report:
+            return f"{mode}: exit {done.returncode}\n{report}"
+    return None
+
+
+def test_fuzz_compiled_cases_under_sanitizers(tmp_path):
+    srcs = sources()
+    total = sum(PLAN.values())
+    picked: list[tuple[int, str, Path, Path]] = []
+    seen: set[bytes] = set()
+    for i in random.Random(SEED).sample(range(total), total):
+        name, data, what = case(i, srcs)
+        work = tmp_path / f"case{i}"
+        work.mkdir()
+        model = work / "case.tflite"
+        model.write_bytes(data)
+        status, _ = inprocess.compile_model(model, work / "gen", TIME_LIMIT)
+        gen = work / "gen"
+        code = status == 0 and (gen / "m.c").read_bytes() + (gen / "m.h").read_bytes()
+        if not code or code in seen:
+            shutil.rmtree(work)
+            continue
+        seen.add(code)
+        picked.append((i, f"{name}: {what}", model, gen))
+        if len(picked) == SANITIZED:
+            break
+    assert len(picked) == SANITIZED
+    crt = runner.runtime_objects(tmp_path / "crt", SANITIZE)
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        problems = list(pool.map(lambda p: sanitized_run(p[0], p[2], p[3], crt), picked))
+    failures = [f"case {p[0]} ({p[1]}): {e}" for p, e in zip(picked, problems, strict=True) if e]
+    assert not failures, "\n".join(failures)
 
 
 if __name__ == "__main__":

@@ -6,13 +6,23 @@ the model's own field names; everything else goes through the model's API.
 
 from __future__ import annotations
 
+import fcntl
+import os
 import re
 import subprocess
+import threading
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 CRT = REPO / "crt"
 CFLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Werror")
+# With this set (scripts/run-tests.sh sets it), builds without extra flags link the runtime
+# compiled once with --coverage into DIR/obj, so every run of the session adds to one
+# set of .gcda files there, which tests/crt_coverage.py reads.
+COVERAGE_DIR = "TINYAOT_COVERAGE_DIR"
+# -O0 (after CFLAGS' -O2) so that each line's count is its own, not folded into another's.
+COVERAGE_FLAGS = ("-O0", "--coverage")
+_objects_lock = threading.Lock()
 
 _MAIN = r"""
 #include <stdio.h>
@@ -84,8 +94,18 @@ def struct_fields(header: str, name: str, which: str) -> list[tuple[str, str]]:
     return re.findall(r"(\w+) \*(\w+);", body.group(1))
 
 
-def build(model_dir: Path, name: str, workdir: Path, extra_flags: tuple[str, ...] = ()) -> Path:
-    """Compile the model folder, crt and a test main into an executable."""
+def build(
+    model_dir: Path,
+    name: str,
+    workdir: Path,
+    extra_flags: tuple[str, ...] = (),
+    runtime: list[str] | None = None,
+) -> Path:
+    """Compile the model folder, crt and a test main into an executable.
+
+    runtime: crt/src objects from runtime_objects() built with the same extra_flags, linked
+    instead of compiling the runtime again.
+    """
     header = (model_dir / f"{name}.h").read_text()
     ins = struct_fields(header, name, "inputs")
     outs = struct_fields(header, name, "outputs")
@@ -96,13 +116,44 @@ def build(model_dir: Path, name: str, workdir: Path, extra_flags: tuple[str, ...
         _MAIN.format(name=name, NAME=name.upper(), in_fields=in_fields, out_assign=out_assign)
     )
     exe = workdir / f"{name}_host"
-    sources = [main, *sorted(model_dir.glob("*.c")), *sorted((CRT / "src").glob("*.c"))]
+    coverage = os.environ.get(COVERAGE_DIR)
+    if runtime is None and coverage and not extra_flags:
+        runtime = [*runtime_objects(Path(coverage) / "obj", COVERAGE_FLAGS), "--coverage"]
+    if runtime is None:
+        runtime = [str(s) for s in sorted((CRT / "src").glob("*.c"))]
+    sources = [main, *sorted(model_dir.glob("*.c"))]
     cmd = ["gcc", *CFLAGS, *extra_flags, "-I", str(model_dir), "-I", str(CRT / "include")]
-    cmd += [str(s) for s in sources] + ["-o", str(exe)]
+    cmd += [str(s) for s in sources] + runtime + ["-o", str(exe)]
+    _gcc(cmd)
+    return exe
+
+
+def _gcc(cmd: list[str]) -> None:
     done = subprocess.run(cmd, capture_output=True, text=True)
     if done.returncode != 0:
         raise RuntimeError(f"host build failed:\n{' '.join(cmd)}\n{done.stderr}")
-    return exe
+
+
+def runtime_objects(objdir: Path, flags: tuple[str, ...]) -> list[str]:
+    """crt/src compiled with CFLAGS and flags into objdir, once for every build that links them.
+
+    The objects are built in place (a coverage build's .gcda file goes beside the object the
+    compiler wrote), so concurrent callers wait on a lock: threads on the lock here, processes
+    on the file's.
+    """
+    sources = sorted((CRT / "src").glob("*.c"))
+    objects = [objdir / f"{s.stem}.o" for s in sources]
+    objdir.mkdir(parents=True, exist_ok=True)
+    with _objects_lock, open(objdir / ".lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (objdir / "done").exists():
+            for src, obj in zip(sources, objects, strict=True):
+                _gcc(
+                    ["gcc", *CFLAGS, *flags, "-I", str(CRT / "include"), "-c"]
+                    + [str(src), "-o", str(obj)]
+                )
+            (objdir / "done").touch()
+    return [str(o) for o in objects]
 
 
 def run(exe: Path, inputs: list[bytes], mode: str = "invoke") -> bytes:
