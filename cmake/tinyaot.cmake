@@ -6,7 +6,7 @@
 #   tinyaot_add_model(<target> MODEL <file.tflite> NAME <name>
 #                     [ARENA_ALIGNMENT <bytes>] [ARENA_SECTION <section>]
 #                     [ARENA_BUDGET <bytes>] [SHARED_ARENA <pool>]
-#                     [PROFILE] [NO_ARG_CHECKS])
+#                     [CUSTOM_OPS <code>...] [PROFILE] [NO_ARG_CHECKS])
 #
 # runs the compiler at build time into ${CMAKE_CURRENT_BINARY_DIR}/tinyaot/<name>/, adds
 # <name>.c and the folder holding <name>.h to <target>, and links the runtime (crt/) once per
@@ -14,6 +14,9 @@
 # any of them regenerates the code on the next build. The compiler's summary line (arena,
 # weights, ops, MACs) shows in the build log; a compile error stops the build with the
 # compiler's one-line message.
+#
+# CUSTOM_OPS: custom ops of the model whose kernels <target> links, each a function
+# int tinyaot_custom_<code>(const struct tinyaot_custom_call *call) (tinyaot/tinyaot.h).
 #
 # SHARED_ARENA <pool>: the models of a pool share one buffer, tinyaot_pool_<pool>, sized and
 # aligned for the largest member. Each member is compiled with --shared-arena, which makes its
@@ -262,7 +265,7 @@ endfunction()
 
 function(tinyaot_add_model target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS"
-    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;ARENA_BUDGET;SHARED_ARENA" "")
+    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;ARENA_BUDGET;SHARED_ARENA" "CUSTOM_OPS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tinyaot_add_model: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -305,6 +308,9 @@ function(tinyaot_add_model target)
   if(arg_ARENA_BUDGET)
     list(APPEND options --arena-budget ${arg_ARENA_BUDGET})
   endif()
+  foreach(code IN LISTS arg_CUSTOM_OPS)
+    list(APPEND options --custom-op ${code})
+  endforeach()
 
   set(commands
     COMMAND ${CMAKE_COMMAND} -E env PYTHONPATH=${TINYAOT_ROOT}/scripts PYTHONDONTWRITEBYTECODE=1

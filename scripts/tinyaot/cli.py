@@ -34,6 +34,7 @@ def _options(args: argparse.Namespace) -> Options:
         arena_section=args.arena_section,
         arena_budget=args.arena_budget,
         shared_arena=args.shared_arena,
+        custom_ops=tuple(args.custom_op),
     )
 
 
@@ -127,6 +128,14 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         default=0,
         metavar="BYTES",
         help="fail when the arena needs more than this (0: no limit)",
+    )
+    p.add_argument(
+        "--custom-op",
+        action="append",
+        default=[],
+        metavar="CODE",
+        help="a custom op whose kernel the application links: int tinyaot_custom_<CODE>"
+        "(const struct tinyaot_custom_call *call) (repeatable)",
     )
     p.add_argument(
         "--no-fast-kernels",

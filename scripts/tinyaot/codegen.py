@@ -6,6 +6,7 @@ order), so builds are reproducible.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import jinja2
@@ -13,8 +14,8 @@ import numpy as np
 
 from . import cnames
 from .compiler import Compiled
-from .ir import Tensor
-from .lowering import DSP_GUARD, ByTarget, ConstArray, Routine, TensorArg, TensorList
+from .ir import Graph, Tensor
+from .lowering import DSP_GUARD, ByTarget, ConstArray, KernelCall, Routine, TensorArg, TensorList
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("tinyaot", "templates"),
@@ -143,9 +144,21 @@ def generate(c: Compiled) -> dict[str, str]:
         const = "" if a.writable else "const "
         return f"({const}{t.dtype.ctype} *)(arena + {c.offset(t.index)}u)"
 
+    def untyped(a: TensorArg) -> str:
+        """A tensor's address as a void *. A constant loses its const here: a custom kernel's
+        contract is not to write its inputs."""
+        t = graph.tensors[a.index]
+        return f"(void *){weights[t.index]}" if t.is_const else f"arena + {c.offset(t.index)}u"
+
     calls = []
+    custom_tables: list[str] = []
     for i, step in enumerate(c.steps):
         call = step.call
+        if call.custom is not None:
+            code, tables = _custom_call(f"{name}_op{i}", step.op.index, call, graph, untyped)
+            calls.append({"op": step.op, "params": None, "code": code})
+            custom_tables += tables
+            continue
         params = None
         if call.params_type:
             params = {
@@ -194,6 +207,8 @@ def generate(c: Compiled) -> dict[str, str]:
         "pool": c.options.shared_arena,
         "weights_size": c.weights_size,
         "headers": sorted({s.call.header for s in c.steps}),
+        "custom_tables": custom_tables,
+        "custom_functions": sorted({s.call.function for s in c.steps if s.call.custom}),
         "arrays": arrays,
         "calls": calls,
         "inputs": ports(graph.inputs, "input"),
@@ -214,3 +229,54 @@ def generate(c: Compiled) -> dict[str, str]:
         f"{name}.h": _ENV.get_template("model.h.j2").render(ctx),
         f"{name}.c": _ENV.get_template("model.c.j2").render(ctx),
     }
+
+
+def _custom_call(
+    prefix: str, index: int, call: KernelCall, graph: Graph, pointer: Callable[[TensorArg], str]
+) -> tuple[str, list[str]]:
+    """The block that calls an application's custom kernel, and the constant tables it
+    points at: each tensor's description and the op's custom options."""
+    assert call.custom is not None
+    tensors = [graph.tensors[t] for t in call.custom.inputs + call.custom.outputs]
+    tables = []
+    for k, t in enumerate(tensors):
+        dims = ", ".join(str(d) for d in t.shape) or "1"
+        size = max(len(t.shape), 1)
+        tables.append(f"static const int32_t {prefix}_shape{k}[{size}] = {{{dims}}};")
+    tables.append(f"static const struct tinyaot_tensor_info {prefix}_tensors[{len(tensors)}] = {{")
+    for k, t in enumerate(tensors):
+        tables.append(
+            f"\t{{{cnames.string(t.name)}, {t.dtype.c_enum}, {len(t.shape)}, {prefix}_shape{k}, "
+            f"{t.nbytes}, {cnames.float_literal(t.scale)}, {t.zero_point}}},"
+        )
+    tables.append("};")
+    options = call.custom.options
+    if options:
+        tables.append(f"static const uint8_t {prefix}_options[{len(options)}] = {{")
+        tables += ["\t" + line for line in cnames.array_body(np.frombuffer(options, np.uint8))]
+        tables.append("};")
+    n_in = len(call.custom.inputs)
+    lines = ["\t{", f"\t\tconst struct tinyaot_custom_tensor tensors[{len(tensors)}] = {{"]
+    for k, a in enumerate(call.args):
+        assert isinstance(a, TensorArg)
+        lines.append(f"\t\t\t{{&{prefix}_tensors[{k}], {pointer(a)}}},")
+    lines += [
+        "\t\t};",
+        "\t\tconst struct tinyaot_custom_call call = {",
+        f"\t\t\t.code = {cnames.string(call.custom.code)},",
+        f"\t\t\t.op_index = {index},",
+        f"\t\t\t.num_inputs = {n_in},",
+        f"\t\t\t.num_outputs = {len(call.custom.outputs)},",
+        "\t\t\t.inputs = &tensors[0],",
+        f"\t\t\t.outputs = &tensors[{n_in}],",
+        f"\t\t\t.options = {prefix + '_options' if options else 'NULL'},",
+        f"\t\t\t.options_size = {len(options)}u,",
+        "\t\t};",
+        f"\t\tconst int err = {call.function}(&call);",
+        "",
+        "\t\tif (err != TINYAOT_OK) {",
+        "\t\t\treturn err;",
+        "\t\t}",
+        "\t}",
+    ]
+    return "\n".join(lines), tables

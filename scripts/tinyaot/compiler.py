@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import frontend, planner
+from . import custom, frontend, planner
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
 from .lowering import (
@@ -45,6 +45,8 @@ class Options:
     arena_budget: int = 0
     # Models compiled with the same pool name share one arena (never run at once).
     shared_arena: str | None = None
+    # Custom codes whose kernels the application links (custom.py).
+    custom_ops: tuple[str, ...] = ()
 
 
 @dataclass
@@ -133,6 +135,7 @@ def compile_model(path: str | Path, options: Options) -> Compiled:
                 "--arena-section cannot be combined with --shared-arena: a shared arena is a "
                 "common symbol, which the linker always places in .bss"
             )
+    custom.check_declared(options.custom_ops)
     graph = frontend.load(path)
     return compile_graph(graph, options, Path(path).name)
 
@@ -141,7 +144,7 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
     root = {t.index: t.index for t in graph.tensors}
     steps: list[Step] = []
     for op in graph.ops:
-        lowered = lower_op(graph, op)
+        lowered = lower_op(graph, op, options.custom_ops)
         if lowered is None:
             continue
         if isinstance(lowered, Alias):
@@ -177,10 +180,18 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
     return compiled
 
 
-def lower_op(graph: Graph, op: Op) -> Lowered | None:
+def lower_op(graph: Graph, op: Op, custom_ops: tuple[str, ...] = ()) -> Lowered | None:
     """The op's signature checked, then folded (None: its outputs are now constants) or
-    lowered to a kernel call or an alias."""
+    lowered to a kernel call or an alias. A custom op the user declared in `custom_ops`
+    calls the application's kernel, even where the compiler has one of its own."""
     opdef = OPS.get(op.kind)
+    if custom.is_custom(op):
+        if op.kind in custom_ops:
+            return custom.lower(graph, op)
+        if opdef is None or not opdef.custom:
+            raise custom.undeclared(graph, op)
+    elif opdef is not None and opdef.custom:
+        opdef = None
     if opdef is None:
         t = op.outputs[0]
         raise CompileError(

@@ -207,14 +207,20 @@ class _Reader:
             raise CompileError(f"op {index} uses operator code {code_index}, which does not exist")
         oc = self.model.OperatorCodes(code_index)
         code = max(int(oc.BuiltinCode()), int(oc.DeprecatedBuiltinCode()))
+        options: dict[str, object]
         if code == tflite.BuiltinOperator.CUSTOM:
-            custom = (oc.CustomCode() or b"").decode("utf-8", errors="replace")
-            raise CompileError(
-                f"op {index} is the custom op '{custom}'; custom ops are not supported"
-            )
-        kind = BUILTIN_OPCODE2NAME.get(code)
-        if kind is None:
-            raise CompileError(f"op {index} has unknown builtin operator code {code}")
+            # A custom op is known by its custom code; the compiler decides whether it has a
+            # kernel for it (its own, or one the user declares).
+            kind = (oc.CustomCode() or b"").decode("utf-8", errors="replace")
+            if not kind:
+                raise CompileError(f"op {index} is a custom op without a custom code")
+            raw = o.CustomOptionsAsNumpy() if o.CustomOptionsLength() else None
+            options = {"custom": True, "custom_options": b"" if raw is None else raw.tobytes()}
+        else:
+            kind = BUILTIN_OPCODE2NAME.get(code)
+            if kind is None:
+                raise CompileError(f"op {index} has unknown builtin operator code {code}")
+            options = _options(o)
         ins: list[int | None] = []
         for v in o.InputsAsNumpy().tolist() if o.InputsLength() else []:
             if v == -1:
@@ -234,7 +240,7 @@ class _Reader:
             outs.append(v)
         if not outs:
             raise CompileError(f"op {index} ({kind}) has no outputs")
-        return Op(index=index, kind=kind, inputs=ins, outputs=outs, options=_options(o))
+        return Op(index=index, kind=kind, inputs=ins, outputs=outs, options=options)
 
 
 def _options(o: tflite.Operator) -> dict[str, object]:

@@ -109,6 +109,19 @@ class KernelCall:
     # The params field ("d.reverse") that selects reverse element order, for
     # kernels that have one; the compiler sets it to 1 when the plan needs it.
     reverse_param: str | None = None
+    # Set for a custom op whose kernel the application supplies (custom.py): codegen passes
+    # it a struct tinyaot_custom_call instead of a params struct, and checks its status.
+    custom: CustomOp | None = None
+
+
+@dataclass(frozen=True)
+class CustomOp:
+    """What a user-supplied custom kernel is told besides its tensors."""
+
+    code: str
+    options: bytes
+    inputs: tuple[int, ...]
+    outputs: tuple[int, ...]
 
 
 @dataclass
@@ -140,6 +153,8 @@ class OpDef:
     when every input is constant, and returns None when it cannot. A folded op emits no code:
     its outputs become constants. Shape arithmetic (SHAPE, STRIDED_SLICE, PACK, ...) on int32
     folds this way and never reaches the device, whatever dtypes `lower` accepts.
+
+    `custom` marks a kernel the compiler has for a CUSTOM op, whose custom code is `name`.
     """
 
     name: str
@@ -150,6 +165,8 @@ class OpDef:
     outputs: tuple[int, int] = (1, 1)
     converts: tuple[tuple[str, str], ...] = ()
     fold: Fold | None = None
+    # The op is a CUSTOM op of this custom code (TFLite_Detection_PostProcess), not a builtin.
+    custom: bool = False
 
     def signature(self) -> str:
         """The dtypes as `tinyaot ops` and README show them."""

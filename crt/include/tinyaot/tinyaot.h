@@ -57,6 +57,31 @@ struct tinyaot_model_info {
 	uint64_t macs;
 };
 
+/* A tensor as a custom op's kernel sees it. data points into the arena, or at a constant
+ * for a weight: a kernel writes only its outputs.
+ */
+struct tinyaot_custom_tensor {
+	const struct tinyaot_tensor_info *info;
+	void *data;
+};
+
+/* What the application's kernel of a custom op gets, as
+ *     int tinyaot_custom_<code>(const struct tinyaot_custom_call *call);
+ * (<code> is the op's custom code, each character a C identifier cannot hold made '_').
+ * It returns TINYAOT_OK, or an error that <name>_invoke() and <name>_run() return at once.
+ * Per-channel quantisation is not described: info holds the first scale and zero point.
+ */
+struct tinyaot_custom_call {
+	const char *code;   /* the op's custom code, as in the .tflite */
+	int32_t op_index;   /* the op's index in the model */
+	int32_t num_inputs; /* present inputs (optional ones left out of the model skipped) */
+	int32_t num_outputs;
+	const struct tinyaot_custom_tensor *inputs;
+	const struct tinyaot_custom_tensor *outputs;
+	const uint8_t *options; /* the op's custom options (a flexbuffer, usually); NULL if none */
+	size_t options_size;
+};
+
 #ifdef __cplusplus
 }
 #endif
