@@ -168,7 +168,7 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     ),
     "custom_op": (
         fc(lambda m, sg: m.opcodes.__setitem__(0, tb.OpCode(tb.OPS.CUSTOM, custom="Sneaky"))),
-        "op 0 is the custom op 'Sneaky' (writing tensor 3 'output'), which the compiler has no kernel",
+        "op 0 is the custom op 'Sneaky' (writing tensor 3 'output'), which the compiler has",
     ),
     "two_subgraphs": (
         fc(lambda m, sg: m.subgraphs.append(copy.deepcopy(sg))),
