@@ -1,0 +1,141 @@
+"""TRANSPOSE_CONV: int8 (per-channel or per-tensor weights) and float32.
+
+Inputs are TFLite's: the output shape (a constant), the OHWI filter, the data, an optional
+bias. TFLM scatters every input into an int32 (float) scratch the size of the output and
+requantises afterwards; the kernel gathers instead, each output summing its contributions
+in the order the scatter adds them, so the int8 sums and the float roundings are the same
+without the scratch.
+"""
+
+from __future__ import annotations
+
+from .. import quant
+from ..ir import DType, Graph, Op
+from ..lowering import (
+    PADDING_SAME,
+    PADDING_VALID,
+    KernelCall,
+    OpDef,
+    TensorArg,
+    bias_arg,
+    int32_array,
+    int_option,
+    op_error,
+    require_const,
+    require_quant,
+)
+
+
+def transpose_padding(padding: object, stride: int, out_size: int, k: int) -> int:
+    """TFLM's ComputePaddingHeightWidth, applied with the transposed conv's output as the
+    convolution's input (as CalculateOpData calls it)."""
+    if padding == PADDING_SAME:
+        conv_out = (out_size + stride - 1) // stride
+    else:
+        conv_out = (out_size + stride - k) // stride
+    return max(((conv_out - 1) * stride + k - out_size) // 2, 0)
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    inp, out = graph.tensor(op.inputs[2]), graph.tensor(op.outputs[0])
+    dtype = out.dtype
+    if inp.dtype != dtype or dtype not in (DType.INT8, DType.FLOAT32):
+        raise op_error(
+            graph,
+            op,
+            f"input {inp.dtype.short} to output {dtype.short}; supported: int8 or float32 "
+            "on both sides",
+            inp.index,
+        )
+    shape = require_const(graph, op, op.inputs[0], "output shape", DType.INT32)
+    assert shape.data is not None
+    if len(out.shape) != 4 or [int(v) for v in shape.data.reshape(-1)] != list(out.shape):
+        raise op_error(
+            graph, op, f"output shape {list(out.shape)} differs from its shape input", out.index
+        )
+    filt = require_const(graph, op, op.inputs[1], "filter", dtype)
+    n, h, w, c = inp.shape if len(inp.shape) == 4 else (0, 0, 0, 0)
+    on, oh, ow, oc = out.shape
+    if len(filt.shape) != 4 or filt.shape[0] != oc or filt.shape[3] != c or on != n:
+        raise op_error(
+            graph,
+            op,
+            f"filter shape {list(filt.shape)} does not fit input {list(inp.shape)} "
+            f"and output {list(out.shape)}",
+            filt.index,
+        )
+    padding = op.options.get("Padding")
+    if padding not in (PADDING_SAME, PADDING_VALID):
+        raise op_error(graph, op, f"padding type {padding} is not supported (SAME or VALID)")
+    sh, sw = int_option(graph, op, "StrideH"), int_option(graph, op, "StrideW")
+    if min(sh, sw) < 1:
+        raise op_error(graph, op, f"stride {(sh, sw)} must be at least 1")
+    kh, kw = filt.shape[1], filt.shape[2]
+    dims = {
+        "batches": n,
+        "in_h": h,
+        "in_w": w,
+        "in_c": c,
+        "out_h": oh,
+        "out_w": ow,
+        "out_c": oc,
+        "k_h": kh,
+        "k_w": kw,
+        "stride_h": sh,
+        "stride_w": sw,
+        "pad_h": transpose_padding(padding, sh, oh, kh),
+        "pad_w": transpose_padding(padding, sw, ow, kw),
+        "reverse": 0,
+    }
+    bias = bias_arg(graph, op, op.inputs[3] if len(op.inputs) > 3 else None, oc, dtype)
+    act = int(op.options.get("FusedActivationFunction", 0))
+    args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
+    macs = n * h * w * c * kh * kw * oc
+    if dtype == DType.FLOAT32:
+        lo, hi = quant.activation_range_float(act, op.describe())
+        return KernelCall(
+            "tinyaot_transpose_conv_f32",
+            "tinyaot/transpose_conv.h",
+            "struct tinyaot_conv_f32_params",
+            {"d": dims, "act_min": lo, "act_max": hi},
+            args,
+            macs=macs,
+        )
+    require_quant(graph, op, [inp.index, out.index])
+    require_quant(graph, op, [filt.index], per_tensor=False)
+    assert filt.quant is not None
+    if filt.quant.per_channel and filt.quant.axis != 0:
+        raise op_error(graph, op, "per-channel weights must be quantised along axis 0", filt.index)
+    if any(z != 0 for z in filt.quant.zero_points):
+        # TFLM's kernel ignores the filter zero point; only symmetric weights mean the same.
+        raise op_error(graph, op, "int8 weights must be symmetric (zero point 0)", filt.index)
+    mults, shifts = quant.conv_multipliers(inp, filt, out, oc)
+    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    params = {
+        "d": dims,
+        "input_offset": -inp.zero_point,
+        "output_offset": out.zero_point,
+        "act_min": lo,
+        "act_max": hi,
+        "multiplier": int32_array(mults),
+        "shift": int32_array(shifts),
+    }
+    return KernelCall(
+        "tinyaot_transpose_conv_s8",
+        "tinyaot/transpose_conv.h",
+        "struct tinyaot_conv_s8_params",
+        params,
+        args,
+        macs=macs,
+    )
+
+
+OP = OpDef(
+    "TRANSPOSE_CONV",
+    ("int32",),
+    lower,
+    "int8 (per-channel weights) and float32 data; constant output shape (the first input), "
+    "SAME/VALID, strides, optional bias, fused RELU/RELU6/RELU_N1_TO_1",
+    inputs=(3, 4),
+    converts=(("int32", "int8"), ("int32", "float32")),
+)
