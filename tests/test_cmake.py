@@ -3,7 +3,9 @@
 Configures and builds with CMake and Ninja in a temporary folder, runs the programs and
 compares them with TFLite Micro, and checks what the build must do: show the compiler's
 summary and the sizes, regenerate when the model or an option changes and only then, stop on
-a compile error with the compiler's one-line message, and share one arena in a pool.
+a compile error with the compiler's one-line message, and share one arena in a pool; and in
+projects of their own, that bad arguments stop the configuration with tinyaot.cmake's message
+and that ARENA_SECTION puts the arena in that section of the program.
 """
 
 from __future__ import annotations
@@ -188,3 +190,116 @@ def test_budget_stops_the_build(tmp_path):
     want = compile_error(HELLO, tmp_path, "--arena-budget", "16")
     assert "model 'sine' needs an arena of" in want and "budget of 16 bytes" in want
     assert want in done.stdout.splitlines()
+
+
+# A project of its own per case: tinyaot.cmake and the calls under test, nothing else.
+PLAIN_PROJECT = """cmake_minimum_required(VERSION 3.20)
+project(errors LANGUAGES C)
+include({repo}/cmake/tinyaot.cmake)
+add_executable(app main.c)
+add_executable(other main.c)
+{calls}
+"""
+
+
+def plain_project(tmp_path: Path, calls: str) -> Path:
+    tmp_path.mkdir(parents=True, exist_ok=True)
+    (tmp_path / "CMakeLists.txt").write_text(PLAIN_PROJECT.format(repo=REPO, calls=calls))
+    (tmp_path / "main.c").write_text("int main(void)\n{\n\treturn 0;\n}\n")
+    return tmp_path
+
+
+def configure_plain(project: Path) -> subprocess.CompletedProcess:
+    cmd = ["cmake", "-G", "Ninja", "-S", str(project), "-B", str(project / "build")]
+    return run([*cmd, f"-DPython3_EXECUTABLE={sys.executable}"])
+
+
+CONFIGURE_ERRORS = {
+    "no_model": (
+        "tinyaot_add_model(app NAME m)",
+        "tinyaot_add_model(app): MODEL and NAME are required",
+    ),
+    "no_name": ("tinyaot_add_model(app MODEL {hello})", "MODEL and NAME are required"),
+    "bad_name": (
+        "tinyaot_add_model(app MODEL {hello} NAME 9lives)",
+        "tinyaot_add_model: NAME '9lives' is not a C identifier",
+    ),
+    "missing_model": (
+        "tinyaot_add_model(app MODEL nothere.tflite NAME m)",
+        "tinyaot_add_model: model file '{project}/nothere.tflite' not found",
+    ),
+    "no_target": ("tinyaot_add_model(nope MODEL {hello} NAME m)", "no target named 'nope'"),
+    "unknown_argument": (
+        "tinyaot_add_model(app MODEL {hello} NAME m BOGUS)",
+        "tinyaot_add_model: unknown arguments: BOGUS",
+    ),
+    "same_name_twice": (
+        "tinyaot_add_model(app MODEL {hello} NAME m)\n"
+        "tinyaot_add_model(other MODEL {hello} NAME m)",
+        "a model named 'm' was already added; each model needs its own NAME",
+    ),
+    "bad_pool_name": (
+        "tinyaot_add_model(app MODEL {hello} NAME m SHARED_ARENA 1pool)",
+        "SHARED_ARENA '1pool' is not a C identifier",
+    ),
+    "pool_across_targets": (
+        "tinyaot_add_model(app MODEL {hello} NAME a SHARED_ARENA p)\n"
+        "tinyaot_add_model(other MODEL {hello} NAME b SHARED_ARENA p)",
+        "tinyaot_add_model(b): the models of SHARED_ARENA p must be added to one target ('app')",
+    ),
+    "pool_sections_differ": (
+        "tinyaot_add_model(app MODEL {hello} NAME a SHARED_ARENA p ARENA_SECTION .x)\n"
+        "tinyaot_add_model(app MODEL {hello} NAME b SHARED_ARENA p ARENA_SECTION .y)",
+        "the models of SHARED_ARENA p must use the same ARENA_SECTION ('.x')",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", CONFIGURE_ERRORS)
+def test_configure_errors(case: str, tmp_path: Path) -> None:
+    calls, message = CONFIGURE_ERRORS[case]
+    project = plain_project(tmp_path, calls.format(hello=HELLO))
+    done = configure_plain(project)
+    assert done.returncode != 0
+    # CMake wraps and indents its messages.
+    said = " ".join(done.stderr.split())
+    assert "CMake Error" in said and message.format(project=project) in said, done.stderr
+
+
+def test_unsupported_model_stops_the_build(tmp_path: Path) -> None:
+    import tflite_builder as tb
+
+    graph = tb.fully_connected()
+    graph.opcodes[0] = tb.OpCode(4000, deprecated=127)
+    model = tmp_path / "unknown.tflite"
+    model.write_bytes(tb.build(graph))
+    want = compile_error(model, tmp_path)
+    assert want == "error: op 0 has unknown builtin operator code 4000"
+    project = plain_project(tmp_path / "project", f"tinyaot_add_model(app MODEL {model} NAME m)")
+    assert configure_plain(project).returncode == 0
+    done = run(["cmake", "--build", str(project / "build")])
+    assert done.returncode != 0
+    assert want in done.stdout.splitlines() and "Traceback" not in done.stdout
+
+
+def section_of(program: Path, symbol: str) -> str:
+    """The section objdump's symbol table gives the symbol in the linked program."""
+    table = run(["objdump", "-t", str(program)]).stdout
+    m = re.search(rf"^[0-9a-f]+ .{{7}} (\S+)\s+[0-9a-f]+\s+{symbol}$", table, re.M)
+    assert m, f"{symbol} not in {program}"
+    return m[1]
+
+
+def test_arena_section(tmp_path: Path) -> None:
+    """ARENA_SECTION puts the arena, or the pool's, in that section of the linked program."""
+    project = plain_project(
+        tmp_path,
+        f"tinyaot_add_model(app MODEL {HELLO} NAME m ARENA_SECTION .tinyaot_arena)\n"
+        f"tinyaot_add_model(other MODEL {HELLO} NAME a SHARED_ARENA p ARENA_SECTION .pool)\n"
+        f"tinyaot_add_model(other MODEL {HELLO_FLOAT} NAME b SHARED_ARENA p ARENA_SECTION .pool)",
+    )
+    assert configure_plain(project).returncode == 0
+    done = run(["cmake", "--build", str(project / "build")])
+    assert done.returncode == 0, done.stdout
+    assert section_of(project / "build" / "app", "m_arena") == ".tinyaot_arena"
+    assert section_of(project / "build" / "other", "tinyaot_pool_p") == ".pool"
