@@ -1,0 +1,41 @@
+"""TANH: int8 as a table of gemmlowp's fixed-point tanh, and float32."""
+
+from __future__ import annotations
+
+from .. import quant
+from ..fixedpoint import mbqm, rdbpot
+from ..ir import DType, Graph, Op
+from ..lowering import KernelCall, OpDef, elementwise_io, require_quant
+from .lut_common import lut8
+from .unary_common import f32_call, fixed_tanh, input_q4_rescale
+
+INPUT_INTEGER_BITS = 4
+# The kernel writes tanh in steps of 1/128 (Q0.7) whatever the output tensor says.
+OUTPUT_FRACTION_BITS = 7
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    dtype, inp, out, _ = elementwise_io(graph, op)
+    if dtype == DType.FLOAT32:
+        return f32_call(inp, out, "tanh")
+    require_quant(graph, op, [inp.index, out.index])
+    mult, left_shift, radius = input_q4_rescale(graph, op, inp, INPUT_INTEGER_BITS, "tanh")
+
+    def table(v: int) -> int:
+        x = v - inp.zero_point
+        if x <= -radius:
+            return quant.INT8_MIN
+        if x >= radius:
+            return quant.INT8_MAX
+        t = fixed_tanh(mbqm(x, mult, left_shift), INPUT_INTEGER_BITS)
+        return rdbpot(t, 31 - OUTPUT_FRACTION_BITS)
+
+    return lut8(graph, op, table)
+
+
+OP = OpDef(
+    "TANH",
+    ("int8", "float32"),
+    lower,
+    "int8 output in steps of 1/128 around 0, as TFLite Micro writes it whatever its scale",
+)

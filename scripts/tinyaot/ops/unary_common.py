@@ -1,0 +1,175 @@
+"""What the element-wise unary ops share: the float kernels' call, gemmlowp's fixed-point
+tanh on Python ints (for the int8 TANH table), and the int16 steps of the int8 HARD_SWISH.
+
+Every function follows the interpreter's integer types and rounding step by step: a table
+entry is only exact if each intermediate is.
+"""
+
+from __future__ import annotations
+
+import math
+
+from .. import inplace, quant
+from ..fixedpoint import INT32_MAX, INT32_MIN, rdbpot, srdhm, wrap32
+from ..ir import Graph, Op, Tensor
+from ..lowering import KernelCall, TensorArg, op_error
+
+F32_HEADER = "tinyaot/unary.h"
+
+
+def f32_call(
+    inp: Tensor, out: Tensor, name: str, extra: dict[str, float] | None = None
+) -> KernelCall:
+    """tinyaot_<name>_f32 from unary.h; ops with a parameter have their own struct."""
+    params: dict[str, int | float] = {"size": inp.num_elements, **(extra or {})}
+    struct = f"struct tinyaot_{name}_f32_params" if extra else "struct tinyaot_unary_f32_params"
+    return KernelCall(
+        f"tinyaot_{name}_f32",
+        F32_HEADER,
+        struct,
+        params,
+        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
+        inplace=inplace.unary(inp, out),
+    )
+
+
+def sat_shift_left(x: int, exponent: int) -> int:
+    """gemmlowp's SaturatingRoundingMultiplyByPOT for a positive exponent, on int32."""
+    threshold = (1 << (31 - exponent)) - 1
+    if x > threshold:
+        return INT32_MAX
+    if x < -threshold:
+        return INT32_MIN
+    return x << exponent
+
+
+def rescale(x: int, src_bits: int, dst_bits: int) -> int:
+    """gemmlowp's Rescale between integer-bit counts of an int32 fixed-point value."""
+    e = src_bits - dst_bits
+    if e > 0:
+        return sat_shift_left(x, e)
+    return rdbpot(x, -e) if e < 0 else x
+
+
+def rounding_half_sum(a: int, b: int) -> int:
+    """gemmlowp's RoundingHalfSum on int32: (a + b +- 1) / 2 in int64, truncated."""
+    return trunc_div(a + b + (1 if a + b >= 0 else -1), 2)
+
+
+def exp_quarter(a: int) -> int:
+    """exp(a) for a Q0.31 in [-1/4, 0): gemmlowp's Taylor expansion around -1/8."""
+    constant_term, one_third = 1895147668, 715827883
+    x = wrap32(a + (1 << 28))
+    x2 = srdhm(x, x)
+    x3 = srdhm(x2, x)
+    x4 = srdhm(x2, x2)
+    x4_over_4 = rdbpot(x4, 2)
+    poly = rdbpot(wrap32(srdhm(wrap32(x4_over_4 + x3), one_third) + x2), 1)
+    return wrap32(constant_term + srdhm(constant_term, wrap32(x + poly)))
+
+
+# exp(-2^e) as Q0.31 for e = -2 .. 4: gemmlowp's barrel shifter over the input's bits.
+EXP_MULTIPLIERS = (1672461947, 1302514674, 790015084, 290630308, 39332535, 720401, 242)
+
+
+def exp_on_negative_values(a: int, int_bits: int) -> int:
+    """exp(a) for a <= 0 in Q(int_bits), int_bits <= 5 (no clamp below -32): Q0.31."""
+    frac_bits = 31 - int_bits
+    quarter = 1 << (frac_bits - 2)
+    a_mod_quarter_minus_quarter = (a & (quarter - 1)) - quarter
+    result = exp_quarter(rescale(a_mod_quarter_minus_quarter, int_bits, 0))
+    remainder = wrap32(a_mod_quarter_minus_quarter - a)
+    for i, mult in enumerate(EXP_MULTIPLIERS):
+        exponent = i - 2
+        if int_bits > exponent and remainder & (1 << (frac_bits + exponent)):
+            result = srdhm(result, mult)
+    return INT32_MAX if a == 0 else result
+
+
+def one_minus_x_over_one_plus_x(a: int) -> int:
+    """(1 - a) / (1 + a) for a Q0.31 in (0, 1): three Newton-Raphson steps in Q2.29."""
+    half_denominator = rounding_half_sum(a, INT32_MAX)
+    one_q2 = 1 << 29
+    x = wrap32(1515870810 + srdhm(half_denominator, -1010580540))
+    for _ in range(3):
+        one_minus = wrap32(one_q2 - srdhm(half_denominator, x))
+        x = wrap32(x + rescale(srdhm(x, one_minus), 4, 2))
+    return rescale(wrap32(x - one_q2), 2, 0)
+
+
+def fixed_tanh(a: int, int_bits: int) -> int:
+    """gemmlowp::tanh of a Q(int_bits) value: Q0.31, through exp(-2|a|)."""
+    if a == 0:
+        return 0
+    t = one_minus_x_over_one_plus_x(exp_on_negative_values(-abs(a), int_bits + 1))
+    return wrap32(-t) if a < 0 else t
+
+
+def input_q4_rescale(
+    graph: Graph, op: Op, inp: Tensor, int_bits: int, what: str
+) -> tuple[int, int, int]:
+    """LOGISTIC's and TANH's Prepare for int8: (multiplier, left shift, radius).
+
+    The input scale times 2^(31 - int_bits) as a Q31 and an exponent from frexp (not
+    QuantizeMultiplier), and CalculateInputRadius in double.
+    """
+    real = float(inp.scale) * float(1 << (31 - int_bits))
+    q, left_shift = math.frexp(real)
+    multiplier = quant.round_half_away(q * (1 << 31))
+    if not 0 <= left_shift <= 62 or multiplier >= 1 << 31:
+        raise op_error(
+            graph, op, f"input scale {inp.scale} is out of range for the int8 {what}", inp.index
+        )
+    radius = math.floor(
+        ((1 << int_bits) - 1) * float(1 << (31 - int_bits)) / float(1 << left_shift)
+    )
+    return multiplier, left_shift, radius
+
+
+INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
+
+
+def wrap16(x: int) -> int:
+    """x as an int16 holds it after a narrowing conversion (two's complement)."""
+    return (x + (1 << 15)) % (1 << 16) - (1 << 15)
+
+
+def trunc_div(a: int, b: int) -> int:
+    """C's integer division (towards zero) for b > 0."""
+    return a // b if a >= 0 else -((-a) // b)
+
+
+def srdhm16(a: int, b: int) -> int:
+    """gemmlowp's SaturatingRoundingDoublingHighMul on int16."""
+    if a == b == INT16_MIN:
+        return INT16_MAX
+    ab = a * b
+    return wrap16(trunc_div(ab + ((1 << 14) if ab >= 0 else 1 - (1 << 14)), 1 << 15))
+
+
+def sdhm16(a: int, b: int) -> int:
+    """TFLite's SaturatingDoublingHighMul on int16: like srdhm16 but truncating."""
+    if a == b == INT16_MIN:
+        return INT16_MAX
+    return wrap16(trunc_div(a * b, 1 << 15))
+
+
+def rdbpot16(x: int, exponent: int) -> int:
+    """gemmlowp's RoundingDivideByPOT on int16, whose mask is cut to 16 bits: from an exponent
+    of 16 on, it rounds every non-negative value to 1 and every negative one to -1."""
+    mask = wrap16((1 << exponent) - 1)
+    threshold = wrap16((mask >> 1) + (1 if x < 0 else 0))
+    return wrap16((x >> exponent) + (1 if wrap16(x & mask) > threshold else 0))
+
+
+def sat_left_shift16(x: int, amount: int) -> int:
+    """TFLite's SaturatingLeftShift of an int16."""
+    return min(max(x * (1 << amount), INT16_MIN), INT16_MAX)
+
+
+def int16_multiplier(real: float) -> tuple[int, int]:
+    """QuantizeMultiplier, then DownScaleInt32ToInt16Multiplier: a Q15 and an exponent."""
+    mult, shift = quant.quantize_multiplier(real)
+    if mult >= INT32_MAX - (1 << 15):
+        return INT16_MAX, shift
+    return (mult + (1 << 15)) >> 16, shift

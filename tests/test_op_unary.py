@@ -1,0 +1,260 @@
+"""Element-wise unary ops against TFLite Micro: the int8 tables on every input value at
+several scales, the float32 kernels on random, wide, tiny and special inputs (zeros,
+infinities, NaN).
+
+Each host build compiles the whole runtime, so ops share models: one float model and one
+int8 model per input range hold every op of the family as parallel outputs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tflite
+import tflite_builder as tb
+import tfmodels
+from closeness import float_error
+from harness import check_against_tflm
+from opcheck import check_inputs, every_int8, load, op_kinds, write_model
+from reference import Reference
+from tinyaot.compiler import lower_op
+from tinyaot.errors import CompileError
+from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+
+SHAPE = (1, 8, 8, 4)
+N = int(np.prod(SHAPE))
+T = tflite.TensorType
+
+SPECIALS = np.array(
+    [0.0, -0.0, 1e-30, -1e-30, 1e-6, -1e-6, 0.25, -0.25, 0.2499, -0.3751, 1.0, -1.0, 3.0, -3.0]
+    + [9.0, -9.0, 9.01, 20.0, -20.0, 44.0, 88.0, 88.72283, 88.72284, 89.0, -87.5, -104.0]
+    + [1e4, -1e4, 3e38, -3e38, 1e-40, -1e-40, np.inf, -np.inf, np.nan],
+    np.float32,
+)
+
+
+def _float_sets() -> list[list[np.ndarray]]:
+    """Specials, a wide spread, and sets of one magnitude each: the float comparison is
+    relative to a set's largest value, so small results are checked in sets of their own."""
+    rng = np.random.default_rng(7)
+    sets = [np.resize(SPECIALS, SHAPE), rng.uniform(-60.0, 60.0, size=SHAPE)]
+    for magnitude in (1e-30, 1e-7, 1e-3, 0.3, 1e6, 1e30):
+        signs = np.where(rng.random(N) < 0.5, -1.0, 1.0)
+        sets.append((signs * rng.uniform(magnitude, 10 * magnitude, size=N)).reshape(SHAPE))
+    return [[s.astype(np.float32)] for s in sets]
+
+
+def _random_int8() -> np.ndarray:
+    return np.random.default_rng(5).integers(-128, 128, size=SHAPE, dtype=np.int8)
+
+
+def _ops(*kinds: str):
+    """A function of one input with one output per op kind, in that order."""
+
+    def fn(x):
+        import tensorflow as tf
+
+        ops = {
+            "TANH": tf.tanh,
+            "HARD_SWISH": tf.keras.activations.hard_swish,
+            # A small slope, and a negative one larger than 1.
+            "LEAKY_RELU": lambda v: tf.nn.leaky_relu(v, 0.2),
+            "LEAKY_RELU_NEGATIVE": lambda v: tf.nn.leaky_relu(v, -1.5),
+            "ELU": tf.nn.elu,
+            "ABS": tf.abs,
+            "NEG": tf.negative,
+            "SQRT": tf.sqrt,
+            "RSQRT": tf.math.rsqrt,
+            "EXP": tf.exp,
+            "LOG": tf.math.log,
+        }
+        return tuple(ops[k](x) for k in kinds)
+
+    fn.kinds = [k.removesuffix("_NEGATIVE") for k in kinds]
+    return fn
+
+
+FLOAT_OPS = _ops(
+    "TANH",
+    "HARD_SWISH",
+    "LEAKY_RELU",
+    "LEAKY_RELU_NEGATIVE",
+    "ELU",
+    "ABS",
+    "NEG",
+    "SQRT",
+    "RSQRT",
+    "EXP",
+    "LOG",
+)
+# The int8 ops the converter quantises (ELU and RSQRT get their own models).
+INT8_OPS = _ops("TANH", "HARD_SWISH", "LEAKY_RELU", "LEAKY_RELU_NEGATIVE", "ABS")
+
+
+@pytest.fixture(scope="module")
+def convert(tmp_path_factory):
+    """Converted models by their arguments, each converted once per module."""
+    cache = {}
+
+    def make(fn, int8, low=-1.0, high=1.0, io="int8"):
+        key = (fn, int8, low, high, io)
+        if key not in cache:
+            data = tfmodels.convert(fn, [SHAPE], int8=int8, low=low, high=high, io=io)
+            path = write_model(data, tmp_path_factory.mktemp("model"))
+            kinds = fn.kinds if io == "int8" else ["QUANTIZE"] * (1 + len(fn.kinds)) + fn.kinds
+            assert sorted(op_kinds(path)) == sorted(kinds)
+            cache[key] = path
+        return cache[key]
+
+    return make
+
+
+def build_one(tmp_path, opcode, in_tensor, out_tensor, options_name=None, options=None):
+    """A model of one op from a Tensor in to a Tensor out, as the converter will not make it."""
+    model = tb.Model(
+        subgraphs=[
+            tb.SubGraph(
+                tensors=[in_tensor, out_tensor],
+                operators=[tb.Operator(0, [0], [1], options_name, options or {})],
+                inputs=[0],
+                outputs=[1],
+            )
+        ],
+        opcodes=[tb.OpCode(opcode)],
+    )
+    path = write_model(tb.build(model), tmp_path, "built")
+    return path
+
+
+def rejects(kind, in_dtype, out_dtype, match, options=None, in_quant=None, out_quant=None):
+    graph = Graph(
+        tensors=[
+            Tensor(0, "in", in_dtype, (4,), in_quant),
+            Tensor(1, "out", out_dtype, (4,), out_quant),
+        ],
+        ops=[Op(0, kind, [0], [1], options or {})],
+        inputs=[0],
+        outputs=[1],
+    )
+    with pytest.raises(CompileError, match=match):
+        lower_op(graph, graph.ops[0])
+
+
+def test_float_ops_random(convert, tmp_path):
+    check_against_tflm(convert(FLOAT_OPS, False), tmp_path, sets=2)
+
+
+def test_float_ops_chosen(convert, tmp_path):
+    path = convert(FLOAT_OPS, False)
+    sets = _float_sets()
+    got = check_inputs(path, tmp_path, sets).outputs
+    # Each op on its own, so that a failure names it (check_inputs checked them all).
+    ref = Reference(path)
+    graph = load(path)
+    names = [next(op.kind for op in graph.ops if t in op.outputs) for t in graph.outputs]
+    for inputs, ours in zip(sets, got, strict=True):
+        for name, g, w in zip(names, ours, ref.run(inputs), strict=True):
+            assert float_error(g, w) <= 1e-5, name
+    specials = np.resize(SPECIALS, SHAPE)
+    tanh, exp = (got[0][names.index(kind)] for kind in ("TANH", "EXP"))
+    assert np.all(tanh[specials == 20.0] == 1.0) and np.all(tanh[specials == -20.0] == -1.0)
+    assert np.all(np.isinf(exp[specials == 89.0])) and np.all(exp[specials == -104.0] == 0.0)
+
+
+# Symmetric, skewed (nonzero zero point), saturating tanh, wide (tanh's radius a few steps).
+RANGES = {
+    "symmetric": (-2.0, 2.0),
+    "skewed": (-1.0, 6.0),
+    "saturating": (-8.0, 8.0),
+    "wide": (-300.0, 300.0),
+    "tiny": (-0.01, 0.01),
+}
+
+
+@pytest.mark.parametrize("low,high", RANGES.values(), ids=RANGES.keys())
+def test_int8_ops(convert, tmp_path, low, high):
+    path = convert(INT8_OPS, True, low, high)
+    chosen = check_inputs(path, tmp_path, [[every_int8(SHAPE)], [_random_int8()]])
+    assert chosen.exact
+    tanh = chosen.outputs[0][0]
+    if high >= 8.0:
+        assert tanh.min() == -128 and tanh.max() == 127
+
+
+def test_int8_ops_random(convert, tmp_path):
+    assert check_against_tflm(convert(INT8_OPS, True, -3.0, 3.0), tmp_path).exact
+
+
+def test_int8_ops_uint8_io(convert, tmp_path):
+    """uint8 inputs and outputs: the int8 ops between QUANTIZEs (TFLite Micro runs none of
+    them on uint8)."""
+    path = convert(INT8_OPS, True, -3.0, 3.0, io="uint8")
+    every = np.resize(np.arange(256, dtype=np.uint8), SHAPE)
+    assert check_inputs(path, tmp_path, [[every]]).exact
+
+
+# Input (scale, zero point), output (scale, zero point): ELU's output starts at -1.
+ELU_QUANT = {
+    "fine": ((0.05, 0), (0.0288, -93)),
+    "coarse": ((0.3, -20), (0.25, -124)),
+}
+
+
+@pytest.mark.parametrize("in_q,out_q", ELU_QUANT.values(), ids=ELU_QUANT.keys())
+def test_elu_int8(tmp_path, in_q, out_q):
+    """The converter leaves ELU in float, so the int8 model is built by hand."""
+    path = build_one(
+        tmp_path,
+        tflite.BuiltinOperator.ELU,
+        tb.Tensor("in", list(SHAPE), T.INT8, 0, [in_q[0]], [in_q[1]]),
+        tb.Tensor("out", list(SHAPE), T.INT8, 0, [out_q[0]], [out_q[1]]),
+    )
+    assert op_kinds(path) == ["ELU"]
+    got = check_int8(path, tmp_path)
+    assert got.min() == max(-128, out_q[1] - round(1 / out_q[0]))
+
+
+@pytest.mark.parametrize("low,high", [(0.05, 4.0), (1.0, 300.0)], ids=["fine", "coarse"])
+def test_rsqrt_int8(convert, tmp_path, low, high):
+    """Inputs from the zero point up: TFLite Micro fails the invoke below it."""
+    path = convert(_ops("RSQRT"), True, low, high)
+    zero_point = load(path).tensors[load(path).inputs[0]].zero_point
+    valid = np.resize(np.arange(zero_point, 128, dtype=np.int8), SHAPE)
+    got = check_inputs(path, tmp_path, [[valid]])
+    assert got.exact and got.outputs[0][0].ravel()[0] == 127
+
+
+def check_int8(path, tmp_path) -> np.ndarray:
+    """Random inputs and every int8 value, byte for byte: our outputs for every value."""
+    assert check_against_tflm(path, tmp_path, sets=2).exact
+    chosen = check_inputs(path, tmp_path, [[every_int8(SHAPE)]])
+    assert chosen.exact
+    return chosen.outputs[0][0]
+
+
+Q = Quant((0.05,), (3,))
+REJECTS = {
+    "tanh_uint8": ("TANH", DType.UINT8, {}, Q, Q, "supported: int8, float32"),
+    "hard_swish_scales": (
+        "HARD_SWISH",
+        DType.INT8,
+        {},
+        Quant((1.0,), (0,)),
+        Quant((1 / 256,), (0,)),
+        "below 128",
+    ),
+    "leaky_relu_no_alpha": ("LEAKY_RELU", DType.INT8, {}, Q, Q, "Alpha option is missing"),
+    "abs_uint8": ("ABS", DType.UINT8, {}, Q, Q, "supported: int8, float32"),
+    "neg_int8": ("NEG", DType.INT8, {}, Q, Q, "supported: float32"),
+    "elu_uint8": ("ELU", DType.UINT8, {}, Q, Q, "supported: int8, float32"),
+    "rsqrt_uint8": ("RSQRT", DType.UINT8, {}, Q, Q, "supported: int8, float32"),
+    "sqrt_int8": ("SQRT", DType.INT8, {}, Q, Q, "supported: float32"),
+    "exp_int8": ("EXP", DType.INT8, {}, Q, Q, "supported: float32"),
+    "log_int8": ("LOG", DType.INT8, {}, Q, Q, "supported: float32"),
+}
+
+
+@pytest.mark.parametrize("case", REJECTS.values(), ids=REJECTS.keys())
+def test_rejects(case):
+    kind, dtype, options, in_q, out_q, match = case
+    rejects(kind, dtype, dtype, match, options, in_q, out_q)
