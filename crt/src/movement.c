@@ -1,0 +1,115 @@
+/* Data movement kernels. TFLM's reference kernels for these ops compute every element's
+ * input index from its coordinates; here the compiler has reduced each op to strides and
+ * byte runs, so the device only adds pointers and copies. No element is ever converted, so
+ * int8 outputs keep the input's bytes exactly as TFLM's do.
+ */
+#include <stddef.h>
+#include <string.h>
+
+#include <tinyaot/movement.h>
+
+#define TINYAOT_OUTER_DIMS (TINYAOT_COPY_MAX_DIMS - 1)
+
+/* Fixed-size copies compile to plain loads and stores; only odd run lengths call memcpy. */
+static uint8_t *tinyaot_copy_row(uint8_t *out, const uint8_t *in, int32_t n, int32_t stride,
+				 size_t run)
+{
+	switch (run) {
+	case 1:
+		for (int32_t i = 0; i < n; i++, in += stride) {
+			*out++ = *in;
+		}
+		break;
+	case 2:
+		for (int32_t i = 0; i < n; i++, in += stride, out += 2) {
+			memcpy(out, in, 2);
+		}
+		break;
+	case 4:
+		for (int32_t i = 0; i < n; i++, in += stride, out += 4) {
+			memcpy(out, in, 4);
+		}
+		break;
+	default:
+		for (int32_t i = 0; i < n; i++, in += stride, out += run) {
+			memcpy(out, in, run);
+		}
+		break;
+	}
+	return out;
+}
+
+void tinyaot_copy(const struct tinyaot_copy_params *p, const void *input, void *output)
+{
+	const uint8_t *in = (const uint8_t *)input + p->offset;
+	uint8_t *out = (uint8_t *)output;
+	int32_t index[TINYAOT_OUTER_DIMS] = {0};
+	int d;
+
+	do {
+		out = tinyaot_copy_row(out, in, p->count[TINYAOT_OUTER_DIMS],
+				       p->stride[TINYAOT_OUTER_DIMS], (size_t)p->run);
+		/* Step the outer dims like an odometer, innermost first. */
+		for (d = TINYAOT_OUTER_DIMS - 1; d >= 0; d--) {
+			in += p->stride[d];
+			if (++index[d] < p->count[d]) {
+				break;
+			}
+			in -= p->stride[d] * p->count[d];
+			index[d] = 0;
+		}
+	} while (d >= 0);
+}
+
+static void tinyaot_split_part(const struct tinyaot_parts_params *p, int32_t k, const uint8_t *in,
+			       uint8_t *out)
+{
+	const size_t n = (size_t)p->part_bytes[k];
+
+	for (int32_t i = 0; i < k; i++) {
+		in += p->part_bytes[i];
+	}
+	for (int32_t o = 0; o < p->outer; o++, in += p->block, out += n) {
+		memcpy(out, in, n);
+	}
+}
+
+static void tinyaot_pack_part(const struct tinyaot_parts_params *p, int32_t k, const uint8_t *in,
+			      uint8_t *out)
+{
+	const size_t n = (size_t)p->part_bytes[k];
+
+	for (int32_t i = 0; i < k; i++) {
+		out += p->part_bytes[i];
+	}
+	for (int32_t o = 0; o < p->outer; o++, in += n, out += p->block) {
+		memcpy(out, in, n);
+	}
+}
+
+/* The generated code passes a list of const pointers (codegen builds one kind of list);
+ * split's outputs are writable arena tensors, so writing through them is defined.
+ */
+#define TINYAOT_PARTS(suffix, type)                                                                \
+	void tinyaot_split_##suffix(const struct tinyaot_parts_params *p, const type *input,       \
+				    const type *const *outputs)                                    \
+	{                                                                                          \
+		for (int32_t k = 0; k < p->parts_count; k++) {                                     \
+			tinyaot_split_part(p, k, (const uint8_t *)input,                           \
+					   (uint8_t *)(uintptr_t)outputs[k]);                      \
+		}                                                                                  \
+	}                                                                                          \
+	void tinyaot_pack_##suffix(const struct tinyaot_parts_params *p,                           \
+				   const type *const *inputs, type *output)                        \
+	{                                                                                          \
+		for (int32_t k = 0; k < p->parts_count; k++) {                                     \
+			tinyaot_pack_part(p, k, (const uint8_t *)inputs[k], (uint8_t *)output);    \
+		}                                                                                  \
+	}
+
+TINYAOT_PARTS(s8, int8_t)
+TINYAOT_PARTS(u8, uint8_t)
+TINYAOT_PARTS(i16, int16_t)
+TINYAOT_PARTS(i32, int32_t)
+TINYAOT_PARTS(i64, int64_t)
+TINYAOT_PARTS(f32, float)

@@ -1,0 +1,170 @@
+"""The data movement family against TFLite Micro: STRIDED_SLICE, SLICE, TRANSPOSE, SPLIT,
+SPLIT_V, UNPACK, PACK, SQUEEZE, EXPAND_DIMS and SHAPE.
+
+Each model holds several cases of several ops as separate outputs, so one build covers many
+(the family's tests share few builds). The int8, int32 and bool models are the float32 ones
+with their data tensors retyped (int8 all with one scale and zero point, as the converter
+makes them for these ops): the ops never look at the values, and the converter leaves some
+of them (UNPACK) in float32.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+import pytest
+import tensorflow as tf
+import tflite
+import tfmodels
+from harness import check_against_tflm
+from opcheck import load, op_kinds, write_model
+from reference import Reference
+from tinyaot import codegen
+from tinyaot.compiler import Options, compile_graph, lower_op
+from tinyaot.errors import CompileError
+from tinyaot.ir import DType
+
+
+def slicing(x, y):
+    return (
+        x[:, 1:3, ::2, :],  # begin and end, a stride of 2
+        x[:, ::-1, 1, 1:],  # a negative stride, a shrunk axis, an end mask
+        x[:, -3:-1, -1:, :2],  # negative indices
+        x[:, 3:0:-2, -9:9, ::-1],  # clamped indices, negative strides with bounds
+        tf.slice(y, [1, 0, 2], [2, -1, 3]),
+        *tf.split(y, 2, axis=2),
+        *tf.split(y, [1, 3, 2], axis=-1),
+        *tf.unstack(y, axis=1),
+        tf.stack([y[:, 0], y[:, 2], y[:, 3]], axis=2),
+    )
+
+
+SLICING_SHAPES = [(1, 4, 5, 3), (3, 4, 6)]
+SLICING_OPS = {"STRIDED_SLICE", "SLICE", "SPLIT", "SPLIT_V", "UNPACK", "PACK"}
+
+
+INT8_QUANT = (0.05, -5)
+
+
+def _retyped(data: bytes, type_name: str, quant: tuple[float, int] | None = None) -> bytes:
+    """The model with every non-constant float32 tensor made `type_name`."""
+    model = tflite.Model.GetRootAsModel(data, 0)
+    graph = model.Subgraphs(0)
+    for i in range(graph.TensorsLength()):
+        t = graph.Tensors(i)
+        if t.Type() == tflite.TensorType.FLOAT32 and model.Buffers(t.Buffer()).DataLength() == 0:
+            data = tfmodels.retype_tensor(data, i, type_name, quant)
+    return data
+
+
+@pytest.fixture(scope="module")
+def slicing_models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("slicing")
+    float32 = tfmodels.convert(slicing, SLICING_SHAPES, int8=False)
+    return {
+        "float32": write_model(float32, root, "float32"),
+        "int8": write_model(_retyped(float32, "INT8", INT8_QUANT), root, "int8"),
+        "int32": write_model(_retyped(float32, "INT32"), root, "int32"),
+    }
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8", "int32"])
+def test_slicing_ops_match_tflm(slicing_models, dtype, tmp_path):
+    path = slicing_models[dtype]
+    graph = load(path)
+    assert SLICING_OPS <= {op.kind for op in graph.ops}
+    for op in graph.ops:
+        assert graph.tensors[op.outputs[0]].dtype.short == dtype, op.describe()
+    assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
+def test_folds_match_tflm(slicing_models):
+    """Every op of the int32 model folded at compile time gives TFLM's outputs."""
+    path = slicing_models["int32"]
+    ref = Reference(path)
+    inputs = ref.random_inputs(np.random.default_rng(1))
+    want = ref.run(inputs)
+    graph = load(path)
+    for t, x in zip(graph.inputs, inputs, strict=True):
+        graph.tensors[t].data = x
+    for op in graph.ops:
+        assert lower_op(graph, op) is None, op.describe()
+    for t, w in zip(graph.outputs, want, strict=True):
+        np.testing.assert_array_equal(graph.tensors[t].data, w)
+
+
+def keras_dynamic_batch(x):
+    y = tf.keras.layers.Reshape((20, 3))(x) * 2.0
+    return tf.keras.layers.Flatten()(y)
+
+
+def test_keras_shape_arithmetic_folds_away(tmp_path):
+    """A batch left open makes the converter compute reshape targets at run time from
+    SHAPE; all of it folds, and only the MUL reaches the generated code."""
+    path = write_model(
+        tfmodels.convert(keras_dynamic_batch, [(None, 4, 5, 3)], int8=False), tmp_path
+    )
+    kinds = op_kinds(path)
+    assert {"SHAPE", "STRIDED_SLICE", "PACK", "RESHAPE"} <= set(kinds)
+    compiled = compile_graph(load(path), Options("m"), "m.tflite")
+    assert [s.call.function for s in compiled.steps] == ["tinyaot_mul_f32"]
+    source = codegen.generate(compiled)["m.c"]
+    # No int32 constant is left for the device (shape tables of the ports aside).
+    assert "int32_t m_w" not in source and "int32_t m_c" not in source
+    assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
+def _op(graph, kind):
+    return next(op for op in graph.ops if op.kind == kind)
+
+
+def _new_axis(graph):
+    _op(graph, "STRIDED_SLICE").options["NewAxisMask"] = 2
+
+
+def _slice_past_end(graph):
+    size = graph.tensors[_op(graph, "SLICE").inputs[2]]
+    size.data = np.array([3, -1, 3], dtype=np.int32)
+
+
+def _unequal_split(graph):
+    op = _op(graph, "SPLIT")
+    graph.tensors[op.outputs[0]].shape = (3, 4, 2)
+    graph.tensors[op.outputs[1]].shape = (3, 4, 4)
+
+
+def _split_v_sizes(graph):
+    sizes = graph.tensors[_op(graph, "SPLIT_V").inputs[1]]
+    sizes.data = np.array([2, 2, 2], dtype=np.int32)
+
+
+def _unpack_uint8(graph):
+    op = _op(graph, "UNPACK")
+    for t in [op.inputs[0], *op.outputs]:
+        graph.tensors[t].dtype = DType.UINT8
+
+
+def _pack_quant(graph):
+    t = graph.tensors[_op(graph, "PACK").inputs[1]]
+    assert t.quant is not None
+    t.quant = dataclasses.replace(t.quant, zero_points=(t.zero_point + 1,))
+
+
+REJECTED = {
+    "strided_slice_new_axis": ("STRIDED_SLICE", _new_axis, "NewAxisMask 2 is not supported"),
+    "slice_past_end": ("SLICE", _slice_past_end, "outside 0..3"),
+    "split_unequal": ("SPLIT", _unequal_split, r"output sizes \[2, 4\] .* are not equal"),
+    "split_v_sizes": ("SPLIT_V", _split_v_sizes, "does not match the outputs"),
+    "unpack_uint8": ("UNPACK", _unpack_uint8, "dtype uint8 is not supported; supported: int8"),
+    "pack_quantisation": ("PACK", _pack_quant, "must have the input's scale"),
+}
+
+
+@pytest.mark.parametrize("case", list(REJECTED))
+def test_unsupported_cases_are_rejected(slicing_models, case):
+    kind, mutate, message = REJECTED[case]
+    graph = load(slicing_models["int8"])
+    mutate(graph)
+    with pytest.raises(CompileError, match=message):
+        lower_op(graph, _op(graph, kind))
