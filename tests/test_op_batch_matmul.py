@@ -3,6 +3,8 @@ constant operand, every case an output of one model per dtype."""
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -39,17 +41,12 @@ def matmuls(*xs):
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    built = {}
-
-    def get(int8):
-        if int8 not in built:
-            tmp = tmp_path_factory.mktemp("batch_matmul")
-            # An input range off centre gives the int8 operands nonzero zero points.
-            data = tfmodels.convert(matmuls, SHAPES, int8=int8, low=-0.5, high=2.0)
-            built[int8] = write_model(data, tmp)
-        return built[int8]
-
-    return get
+    """The converted model of each variant, converted on first use."""
+    # An input range off centre gives the int8 operands nonzero zero points.
+    convert = functools.cache(
+        lambda int8: tfmodels.convert(matmuls, SHAPES, int8=int8, low=-0.5, high=2.0)
+    )
+    return lambda int8: write_model(convert(int8), tmp_path_factory.mktemp("batch_matmul"))
 
 
 @pytest.mark.parametrize("int8", [True, False], ids=["int8", "float32"])

@@ -6,6 +6,8 @@ build cover them all.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -36,17 +38,11 @@ def resize_all(*xs):
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    """The converted model per dtype (True: int8), converted on first use."""
-    built = {}
-
-    def get(int8):
-        if int8 not in built:
-            tmp = tmp_path_factory.mktemp("resize_bilinear")
-            data = tfmodels.convert(resize_all, [c[0] for c in CASES], int8=int8)
-            built[int8] = write_model(data, tmp)
-        return built[int8]
-
-    return get
+    """The converted model of each variant, converted on first use."""
+    convert = functools.cache(
+        lambda int8: tfmodels.convert(resize_all, [c[0] for c in CASES], int8=int8)
+    )
+    return lambda int8: write_model(convert(int8), tmp_path_factory.mktemp("resize_bilinear"))
 
 
 @pytest.mark.parametrize("int8", [True, False], ids=["int8", "float32"])

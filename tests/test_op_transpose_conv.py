@@ -6,6 +6,8 @@ one build cover them all.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 import pytest
 import tensorflow as tf
@@ -60,16 +62,11 @@ VARIANTS = {
 
 @pytest.fixture(scope="module")
 def models(tmp_path_factory):
-    built = {}
-
-    def get(variant):
-        if variant not in built:
-            tmp = tmp_path_factory.mktemp("transpose_conv")
-            data = tfmodels.convert(all_cases, [c[0] for c in CASES], **VARIANTS[variant])
-            built[variant] = write_model(data, tmp)
-        return built[variant]
-
-    return get
+    """The converted model of each variant, converted on first use."""
+    convert = functools.cache(
+        lambda variant: tfmodels.convert(all_cases, [c[0] for c in CASES], **VARIANTS[variant])
+    )
+    return lambda variant: write_model(convert(variant), tmp_path_factory.mktemp("transpose_conv"))
 
 
 @pytest.mark.parametrize("variant", list(VARIANTS))

@@ -5,43 +5,42 @@
 #include <tinyaot/batch_matmul.h>
 #include <tinyaot/fixedpoint.h>
 
-/* The offsets of the lhs and rhs matrices of output matrix n. */
-static void operands(const struct tinyaot_batch_matmul_dims *d, int32_t n, int32_t *lhs,
+/* The offsets of output element o's lhs row and rhs column. */
+static void operands(const struct tinyaot_batch_matmul_dims *d, int32_t o, int32_t *lhs,
 		     int32_t *rhs)
 {
+	const int32_t j = o % d->cols;
+	const int32_t i = (o / d->cols) % d->rows;
+	const int32_t n = o / (d->cols * d->rows);
 	const int32_t b2 = n % d->batch[2];
 	const int32_t b1 = (n / d->batch[2]) % d->batch[1];
 	const int32_t b0 = n / (d->batch[2] * d->batch[1]);
 
-	*lhs = b0 * d->lhs_batch[0] + b1 * d->lhs_batch[1] + b2 * d->lhs_batch[2];
-	*rhs = b0 * d->rhs_batch[0] + b1 * d->rhs_batch[1] + b2 * d->rhs_batch[2];
+	*lhs = b0 * d->lhs_batch[0] + b1 * d->lhs_batch[1] + b2 * d->lhs_batch[2] + i * d->lhs_row;
+	*rhs = b0 * d->rhs_batch[0] + b1 * d->rhs_batch[1] + b2 * d->rhs_batch[2] + j * d->rhs_col;
+}
+
+static int32_t outputs(const struct tinyaot_batch_matmul_dims *d)
+{
+	return d->batch[0] * d->batch[1] * d->batch[2] * d->rows * d->cols;
 }
 
 void tinyaot_batch_matmul_s8(const struct tinyaot_batch_matmul_s8_params *p, const int8_t *lhs,
 			     const int8_t *rhs, int8_t *output)
 {
 	const struct tinyaot_batch_matmul_dims *d = &p->d;
-	const int32_t matrices = d->batch[0] * d->batch[1] * d->batch[2];
+	const int32_t n = outputs(d);
 
-	for (int32_t n = 0; n < matrices; n++) {
-		int32_t lo, ro;
+	for (int32_t o = 0; o < n; o++) {
+		int32_t a, b, acc = 0;
 
-		operands(d, n, &lo, &ro);
-		for (int32_t i = 0; i < d->rows; i++) {
-			const int8_t *a = lhs + lo + i * d->lhs_row;
-
-			for (int32_t j = 0; j < d->cols; j++) {
-				const int8_t *b = rhs + ro + j * d->rhs_col;
-				int32_t acc = 0;
-
-				for (int32_t k = 0; k < d->depth; k++) {
-					acc += (a[k * d->lhs_depth] + p->lhs_offset) *
-					       (b[k * d->rhs_depth] + p->rhs_offset);
-				}
-				acc = tinyaot_mbqm(acc, p->multiplier, p->shift) + p->output_offset;
-				*output++ = (int8_t)tinyaot_clamp_i32(acc, INT8_MIN, INT8_MAX);
-			}
+		operands(d, o, &a, &b);
+		for (int32_t k = 0; k < d->depth; k++) {
+			acc += (lhs[a + k * d->lhs_depth] + p->lhs_offset) *
+			       (rhs[b + k * d->rhs_depth] + p->rhs_offset);
 		}
+		acc = tinyaot_mbqm(acc, p->multiplier, p->shift) + p->output_offset;
+		output[o] = (int8_t)tinyaot_clamp_i32(acc, INT8_MIN, INT8_MAX);
 	}
 }
 
@@ -49,24 +48,16 @@ void tinyaot_batch_matmul_f32(const struct tinyaot_batch_matmul_f32_params *p, c
 			      const float *rhs, float *output)
 {
 	const struct tinyaot_batch_matmul_dims *d = &p->d;
-	const int32_t matrices = d->batch[0] * d->batch[1] * d->batch[2];
+	const int32_t n = outputs(d);
 
-	for (int32_t n = 0; n < matrices; n++) {
-		int32_t lo, ro;
+	for (int32_t o = 0; o < n; o++) {
+		int32_t a, b;
+		float acc = 0.0f;
 
-		operands(d, n, &lo, &ro);
-		for (int32_t i = 0; i < d->rows; i++) {
-			const float *a = lhs + lo + i * d->lhs_row;
-
-			for (int32_t j = 0; j < d->cols; j++) {
-				const float *b = rhs + ro + j * d->rhs_col;
-				float acc = 0.0f;
-
-				for (int32_t k = 0; k < d->depth; k++) {
-					acc += a[k * d->lhs_depth] * b[k * d->rhs_depth];
-				}
-				*output++ = acc;
-			}
+		operands(d, o, &a, &b);
+		for (int32_t k = 0; k < d->depth; k++) {
+			acc += lhs[a + k * d->lhs_depth] * rhs[b + k * d->rhs_depth];
 		}
+		output[o] = acc;
 	}
 }
