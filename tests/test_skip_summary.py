@@ -30,6 +30,10 @@ def test_c():
 
 def test_d():
     pass
+
+
+def test_e(note_skip):
+    note_skip("twister: models.x on qemu_cortex_m3: not in platform_allow")
 """
 
 
@@ -51,6 +55,7 @@ def test_skips_grouped_by_reason(tmp_path):
     lines = run_pytest(tmp_path, CASES).splitlines()
     assert "skipped: 2 in test_cases.py: no board here" in lines
     assert "skipped: 1 in test_cases.py: no toolchain" in lines
+    assert "skipped: twister: models.x on qemu_cortex_m3: not in platform_allow" in lines
 
 
 def test_no_skip_says_so(tmp_path):

@@ -222,7 +222,7 @@ def expected_scenarios() -> set[tuple[str, str]]:
 
 @needs_zephyr
 @pytest.mark.slow
-def test_twister_samples_and_suites(zephyr, tmp_path):
+def test_twister_samples_and_suites(zephyr, tmp_path, note_skip):
     out = tmp_path / "twister-out"
     cmd = [zephyr.python, str(zephyr.base / "scripts" / "twister")]
     for board in BOARDS:
@@ -245,6 +245,9 @@ def test_twister_samples_and_suites(zephyr, tmp_path):
 
     report = json.loads((out / "twister.json").read_text())
     status = {(s["name"], s["platform"]): s["status"] for s in report["testsuites"]}
+    for s in report["testsuites"]:
+        if s["status"] in ("filtered", "skipped"):
+            note_skip(f"twister: {s['name']} on {s['platform']}: {s.get('reason', '?')}")
     for name, platform in sorted(expected_scenarios()):
         # Twister names a scenario by its folder and its name.
         got = [v for (n, p), v in status.items() if n.endswith(name) and p.startswith(platform)]
