@@ -10,6 +10,7 @@ from ..lowering import (
     binary_io,
     require_quant,
 )
+from .binary_common import fold_binary
 
 LEFT_SHIFT = 20
 
@@ -65,5 +66,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 
 OP = OpDef(
-    "ADD", ("int8", "float32"), lower, "broadcasting up to 4-D, fused activations", inputs=(2, 2)
+    "ADD",
+    ("int8", "float32"),
+    lower,
+    "broadcasting up to 4-D, fused activations",
+    inputs=(2, 2),
+    fold=fold_binary(lambda a, b: a + b, fused_activation=True),
 )

@@ -1,0 +1,274 @@
+/* Broadcasting binary ops after TFLite Micro's reference kernels. Each op is one function
+ * of two input elements; TINYAOT_BROADCAST_EACH runs it over the output. The int8 ops keep
+ * TFLite's integer steps (offsets, left shifts, MultiplyByQuantizedMultiplier) in its
+ * order, since rounding at each step decides the result.
+ */
+#include <tinyaot/binary.h>
+#include <tinyaot/fixedpoint.h>
+
+static float clamp_f32(float v, float lo, float hi)
+{
+	return v < lo ? lo : (v > hi ? hi : v);
+}
+
+/* int32 arithmetic wraps on overflow as on the interpreter's targets, not undefined. */
+static int32_t wrap_sub_i32(int32_t a, int32_t b)
+{
+	return (int32_t)((uint32_t)a - (uint32_t)b);
+}
+
+static int32_t sub_s8_one(const struct tinyaot_add_s8_params *p, int32_t a, int32_t b)
+{
+	const int32_t sa =
+		tinyaot_mbqm((int32_t)((uint32_t)(a + p->input1_offset) << p->left_shift),
+			     p->input1_multiplier, p->input1_shift);
+	const int32_t sb =
+		tinyaot_mbqm((int32_t)((uint32_t)(b + p->input2_offset) << p->left_shift),
+			     p->input2_multiplier, p->input2_shift);
+	const int32_t out =
+		tinyaot_mbqm(sa - sb, p->output_multiplier, p->output_shift) + p->output_offset;
+
+	return tinyaot_clamp_i32(out, p->act_min, p->act_max);
+}
+
+void tinyaot_sub_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
+		    const int8_t *input2, int8_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       (int8_t)sub_s8_one(p, input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_sub_f32(const struct tinyaot_binary_f32_params *p, const float *input1,
+		     const float *input2, float *output)
+{
+	TINYAOT_BROADCAST_EACH(
+		&p->b, output,
+		clamp_f32(input1[c.offset1] - input2[c.offset2], p->act_min, p->act_max));
+}
+
+void tinyaot_sub_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
+		     const int32_t *input2, int32_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       tinyaot_clamp_i32(wrap_sub_i32(input1[c.offset1], input2[c.offset2]),
+						 p->act_min, p->act_max));
+}
+
+/* TFLite's el1 > el2 ? el1 : el2 and el1 < el2 ? el1 : el2: a NaN second input wins. */
+#define MAX_OF(x, y) ((x) > (y) ? (x) : (y))
+#define MIN_OF(x, y) ((x) < (y) ? (x) : (y))
+
+void tinyaot_maximum_s8(const struct tinyaot_binary_params *p, const int8_t *input1,
+			const int8_t *input2, int8_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, MAX_OF(input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_maximum_f32(const struct tinyaot_binary_params *p, const float *input1,
+			 const float *input2, float *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, MAX_OF(input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_maximum_i32(const struct tinyaot_binary_params *p, const int32_t *input1,
+			 const int32_t *input2, int32_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, MAX_OF(input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_minimum_s8(const struct tinyaot_binary_params *p, const int8_t *input1,
+			const int8_t *input2, int8_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, MIN_OF(input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_minimum_f32(const struct tinyaot_binary_params *p, const float *input1,
+			 const float *input2, float *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, MIN_OF(input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_minimum_i32(const struct tinyaot_binary_params *p, const int32_t *input1,
+			 const int32_t *input2, int32_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, MIN_OF(input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_div_f32(const struct tinyaot_binary_f32_params *p, const float *input1,
+		     const float *input2, float *output)
+{
+	TINYAOT_BROADCAST_EACH(
+		&p->b, output,
+		clamp_f32(input1[c.offset1] / input2[c.offset2], p->act_min, p->act_max));
+}
+
+/* C's division truncates toward zero, as TFLite's. A zero divisor (which stops the
+ * interpreter with a fault) gives 0 and INT32_MIN / -1 wraps, so that no input is
+ * undefined behaviour here.
+ */
+static int32_t div_i32(int32_t a, int32_t b)
+{
+	if (b == 0) {
+		return 0;
+	}
+	if (b == -1) {
+		return wrap_sub_i32(0, a);
+	}
+	return a / b;
+}
+
+void tinyaot_div_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
+		     const int32_t *input2, int32_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       tinyaot_clamp_i32(div_i32(input1[c.offset1], input2[c.offset2]),
+						 p->act_min, p->act_max));
+}
+
+static int8_t squared_difference_s8_one(const struct tinyaot_squared_difference_s8_params *p,
+					int32_t a, int32_t b)
+{
+	const int32_t sa = tinyaot_mbqm((a + p->input1_offset) * (1 << p->left_shift),
+					p->input1_multiplier, p->input1_shift);
+	const int32_t sb = tinyaot_mbqm((b + p->input2_offset) * (1 << p->left_shift),
+					p->input2_multiplier, p->input2_shift);
+	const int32_t d = sa - sb;
+	const int32_t out =
+		tinyaot_mbqm(d * d, p->output_multiplier, p->output_shift) + p->output_offset;
+
+	return (int8_t)tinyaot_clamp_i32(out, -128, 127);
+}
+
+void tinyaot_squared_difference_s8(const struct tinyaot_squared_difference_s8_params *p,
+				   const int8_t *input1, const int8_t *input2, int8_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       squared_difference_s8_one(p, input1[c.offset1], input2[c.offset2]));
+}
+
+static float squared_difference_f32(float a, float b)
+{
+	const float d = a - b;
+
+	return d * d;
+}
+
+void tinyaot_squared_difference_f32(const struct tinyaot_binary_params *p, const float *input1,
+				    const float *input2, float *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       squared_difference_f32(input1[c.offset1], input2[c.offset2]));
+}
+
+static int32_t squared_difference_i32(int32_t a, int32_t b)
+{
+	const uint32_t d = (uint32_t)wrap_sub_i32(a, b);
+
+	return (int32_t)(d * d);
+}
+
+void tinyaot_squared_difference_i32(const struct tinyaot_binary_params *p, const int32_t *input1,
+				    const int32_t *input2, int32_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       squared_difference_i32(input1[c.offset1], input2[c.offset2]));
+}
+
+static int8_t prelu_s8_one(const struct tinyaot_prelu_s8_params *p, int32_t x, int32_t alpha)
+{
+	const int32_t v = x + p->input_offset;
+	const int32_t out = v >= 0 ? tinyaot_mbqm(v, p->output_multiplier_1, p->output_shift_1)
+				   : tinyaot_mbqm(v * (alpha + p->alpha_offset),
+						  p->output_multiplier_2, p->output_shift_2);
+
+	return (int8_t)tinyaot_clamp_i32(out + p->output_offset, -128, 127);
+}
+
+void tinyaot_prelu_s8(const struct tinyaot_prelu_s8_params *p, const int8_t *input,
+		      const int8_t *alpha, int8_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, prelu_s8_one(p, input[c.offset1], alpha[c.offset2]));
+}
+
+static float prelu_f32(float x, float alpha)
+{
+	return x >= 0.0f ? x : x * alpha;
+}
+
+void tinyaot_prelu_f32(const struct tinyaot_binary_params *p, const float *input,
+		       const float *alpha, float *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, prelu_f32(input[c.offset1], alpha[c.offset2]));
+}
+
+/* std::floor without libm. From 2^52 up every double is an integer; NaN and the
+ * infinities fail the range test and come back as they are.
+ */
+static double floor_f64(double x)
+{
+	if (!(x > -4503599627370496.0 && x < 4503599627370496.0)) {
+		return x;
+	}
+	const double t = (double)(int64_t)x;
+
+	if (t == x) {
+		return x; /* keeps the sign of a zero */
+	}
+	return t > x ? t - 1.0 : t;
+}
+
+/* TFLite's FloorDiv: the quotient in double, floored, stored as float. */
+static float floor_div_f32(float a, float b)
+{
+	return (float)floor_f64((double)a / (double)b);
+}
+
+void tinyaot_floor_div_f32(const struct tinyaot_binary_params *p, const float *input1,
+			   const float *input2, float *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, floor_div_f32(input1[c.offset1], input2[c.offset2]));
+}
+
+/* std::fmod without libm, exact as the standard requires: |x| is reduced by |y| * 2^k
+ * for k from the largest that fits down to 0. Each step subtracts m from a value in
+ * [m, 2m), which float does without rounding (Sterbenz), and doubling or halving m is
+ * exact too.
+ */
+static float fmod_f32(float x, float y)
+{
+	float ax = x < 0.0f ? -x : x;
+	const float ay = y < 0.0f ? -y : y;
+
+	if (ay == 0.0f || ay != ay || ax - ax != 0.0f) {
+		return (x * y) / (x * y); /* NaN, for a zero or NaN divisor or an infinite x */
+	}
+	if (ay - ay != 0.0f) {
+		return x; /* an infinite divisor leaves x as it is */
+	}
+	float m = ay;
+
+	while (m <= ax - m) {
+		m += m;
+	}
+	while (m >= ay) {
+		if (ax >= m) {
+			ax -= m;
+		}
+		m *= 0.5f;
+	}
+	return x < 0.0f ? -ax : ax;
+}
+
+/* TFLite's FloorMod: the truncated remainder moved to the sign of the divisor. */
+static float floor_mod_f32(float a, float b)
+{
+	const float r = fmod_f32(a, b);
+
+	return r != 0.0f && ((b < 0.0f) != (r < 0.0f)) ? r + b : r;
+}
+
+void tinyaot_floor_mod_f32(const struct tinyaot_binary_params *p, const float *input1,
+			   const float *input2, float *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, floor_mod_f32(input1[c.offset1], input2[c.offset2]));
+}

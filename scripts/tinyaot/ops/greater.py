@@ -1,0 +1,9 @@
+"""GREATER with NumPy-style broadcasting: int8, float32 and int32 in, bool out."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from .binary_common import GREATER, comparison
+
+OP = comparison("GREATER", GREATER, np.greater)
