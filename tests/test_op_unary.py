@@ -251,6 +251,7 @@ REJECTS = {
     "sqrt_int8": ("SQRT", DType.INT8, {}, Q, Q, "supported: float32"),
     "exp_int8": ("EXP", DType.INT8, {}, Q, Q, "supported: float32"),
     "log_int8": ("LOG", DType.INT8, {}, Q, Q, "supported: float32"),
+    "logical_not_int8": ("LOGICAL_NOT", DType.INT8, {}, Q, Q, "supported: bool"),
 }
 
 
@@ -258,3 +259,129 @@ REJECTS = {
 def test_rejects(case):
     kind, dtype, options, in_q, out_q, match = case
     rejects(kind, dtype, dtype, match, options, in_q, out_q)
+
+
+def test_cast_rejects_uint8_output():
+    rejects("CAST", DType.FLOAT32, DType.UINT8, "float32 -> uint8 is not supported")
+
+
+CAST_FROM = {T.INT8: np.int8, T.INT16: np.int16, T.INT32: np.int32, T.FLOAT32: np.float32}
+CAST_TO = (T.INT8, T.INT16, T.INT32, T.FLOAT32)
+
+
+def build_graph(tmp_path, name, inputs, ops, outputs, opcodes):
+    """A model from tensors (inputs, then outputs) and (opcode index, [in], [out]) triples."""
+    model = tb.Model(
+        subgraphs=[
+            tb.SubGraph(
+                tensors=inputs + outputs,
+                operators=[tb.Operator(code, ins, outs) for code, ins, outs in ops],
+                inputs=list(range(len(inputs))),
+                outputs=list(range(len(inputs), len(inputs) + len(outputs))),
+            )
+        ],
+        opcodes=[tb.OpCode(c) for c in opcodes],
+    )
+    return write_model(tb.build(model), tmp_path, name)
+
+
+@pytest.fixture(scope="module")
+def cast_model(tmp_path_factory):
+    """Each of int8, int16, int32 and float32 cast to each of them: 16 CASTs."""
+    inputs = [tb.Tensor(f"in{i}", list(SHAPE), t) for i, t in enumerate(CAST_FROM)]
+    outputs, ops = [], []
+    for i in range(len(inputs)):
+        for t in CAST_TO:
+            ops.append((0, [i], [len(inputs) + len(outputs)]))
+            outputs.append(tb.Tensor(f"out{len(outputs)}", list(SHAPE), t))
+    path = build_graph(
+        tmp_path_factory.mktemp("cast"), "cast", inputs, ops, outputs, [tflite.BuiltinOperator.CAST]
+    )
+    assert op_kinds(path) == ["CAST"] * 16
+    return path
+
+
+def _cast_inputs(nan: bool = False) -> list[np.ndarray]:
+    """Values at and past each type's edges; NaN only where no float output would carry it
+    (the exact comparison of a float output takes NaN for a difference)."""
+    floats = np.array(
+        [0.0, -0.0, 0.5, -0.5, 0.99, -0.99, 3.7, -3.7, 127.5, 128.9, -128.9, 300.7, -300.7]
+        + [32767.9, 32768.5, -32769.5, 65535.5, 16777217.0, 2147483520.0, -2147483648.0]
+        + [2147483648.0, -2147483904.0, 1e10, -1e10, 3e38, -3e38, np.inf, -np.inf],
+        np.float32,
+    )
+    if nan:
+        floats[0] = np.nan
+    ints = [-(2**31), 2**31 - 1, 2**24 + 1, -(2**24) - 3, 65535, -32769, 32768, 300, -129, 128]
+    ints += [255, -1, 0, 1, 127, -128]
+    int16 = np.arange(-32768, 32768, 256, dtype=np.int16)
+    int16[:4] = [32767, -32768, -1, 255]
+    return [
+        every_int8(SHAPE),
+        np.resize(int16, SHAPE),
+        np.resize(np.array(ints, np.int64).astype(np.int32), SHAPE),
+        np.resize(floats, SHAPE),
+    ]
+
+
+def test_cast(cast_model, tmp_path):
+    assert check_against_tflm(cast_model, tmp_path, sets=2).exact
+    assert check_inputs(cast_model, tmp_path, [_cast_inputs()]).exact
+
+
+def test_cast_folds_as_tflm_casts(cast_model):
+    """The fold of a constant input gives what TFLite Micro's CAST gives at run time."""
+    inputs = _cast_inputs(nan=True)
+    want = iter(Reference(cast_model).run(inputs))
+    by_numpy = {d.numpy: d for d in DType}
+    for x in inputs:
+        for to in CAST_TO:
+            to_dtype = by_numpy[np.dtype(CAST_FROM[to])]
+            graph = Graph(
+                tensors=[
+                    Tensor(0, "in", by_numpy[x.dtype], SHAPE, data=x),
+                    Tensor(1, "out", to_dtype, SHAPE),
+                ],
+                ops=[Op(0, "CAST", [0], [1])],
+                inputs=[],
+                outputs=[1],
+            )
+            assert lower_op(graph, graph.ops[0]) is None
+            np.testing.assert_array_equal(graph.tensors[1].data, next(want))
+
+
+def test_bool_ops(tmp_path):
+    """LOGICAL_NOT, CAST from bool, and CAST of floats with NaN to integers, on every bool
+    pattern (TFLite Micro's interpreter draws no random bools)."""
+    ints = (T.INT8, T.INT16, T.INT32)
+    inputs = [tb.Tensor("flags", list(SHAPE), T.BOOL), tb.Tensor("x", list(SHAPE), T.FLOAT32)]
+    outputs = [tb.Tensor("not", list(SHAPE), T.BOOL)]
+    outputs += [tb.Tensor(f"b{i}", list(SHAPE), t) for i, t in enumerate(CAST_TO)]
+    outputs += [tb.Tensor(f"f{i}", list(SHAPE), t) for i, t in enumerate(ints)]
+    ops = [(0, [0], [2])] + [(1, [0], [3 + i]) for i in range(4)]
+    ops += [(1, [1], [7 + i]) for i in range(3)]
+    codes = [tflite.BuiltinOperator.LOGICAL_NOT, tflite.BuiltinOperator.CAST]
+    path = build_graph(tmp_path, "bools", inputs, ops, outputs, codes)
+    assert op_kinds(path) == ["LOGICAL_NOT"] + ["CAST"] * 7
+    floats = _cast_inputs(nan=True)[3]
+    floats.ravel()[1::7] = np.nan
+    flags = np.resize([True, False, False, True], SHAPE)
+    got = check_inputs(path, tmp_path, [[flags, floats], [~flags, floats]])
+    assert got.exact
+    assert np.array_equal(got.outputs[0][0], ~flags)
+    assert np.all(got.outputs[0][5][np.isnan(floats)] == 0)
+
+
+def test_logical_not_folds():
+    flags = np.array([True, False, True])
+    graph = Graph(
+        tensors=[
+            Tensor(0, "in", DType.BOOL, (3,), data=flags),
+            Tensor(1, "out", DType.BOOL, (3,)),
+        ],
+        ops=[Op(0, "LOGICAL_NOT", [0], [1])],
+        inputs=[],
+        outputs=[1],
+    )
+    assert lower_op(graph, graph.ops[0]) is None
+    assert np.array_equal(graph.tensors[1].data, ~flags)
