@@ -1,5 +1,6 @@
-"""The data movement family against TFLite Micro: STRIDED_SLICE, SLICE, TRANSPOSE, SPLIT,
-SPLIT_V, UNPACK, PACK, SQUEEZE, EXPAND_DIMS and SHAPE.
+"""The data movement family against TFLite Micro: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V,
+UNPACK, PACK, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BROADCAST_TO, FILL, SQUEEZE,
+EXPAND_DIMS, and the ops that always fold, SHAPE and ZEROS_LIKE.
 
 Each model holds several cases of several ops as separate outputs, so one build covers many
 (the family's tests share few builds). The int8, int32 and bool models are the float32 ones
@@ -16,6 +17,7 @@ import numpy as np
 import pytest
 import tensorflow as tf
 import tflite
+import tflite_builder as tb
 import tfmodels
 from harness import check_against_tflm
 from opcheck import load, op_kinds, write_model
@@ -24,6 +26,7 @@ from tinyaot import codegen
 from tinyaot.compiler import Options, compile_graph, lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType
+from tinyaot.lowering import Alias
 
 
 def slicing(x, y):
@@ -79,9 +82,95 @@ def test_slicing_ops_match_tflm(slicing_models, dtype, tmp_path):
     assert check_against_tflm(path, tmp_path, sets=2).exact
 
 
-def test_folds_match_tflm(slicing_models):
-    """Every op of the int32 model folded at compile time gives TFLM's outputs."""
-    path = slicing_models["int32"]
+def layout(x, z, w):
+    return (
+        tf.transpose(x, [0, 3, 1, 2]),
+        tf.transpose(tf.reshape(z, [2, 1, 3, 2, 4]), [4, 2, 0, 3, 1]),
+        tf.nn.depth_to_space(w, 2),
+        tf.nn.space_to_depth(x, 2),
+        tf.broadcast_to(x[:, :1, :, :], [3, 4, 6, 3]),
+        tf.fill([2, 3], z[0, 0, 1]),
+    )
+
+
+LAYOUT_SHAPES = [(1, 4, 6, 3), (6, 2, 4), (2, 2, 3, 8)]
+LAYOUT_OPS = {"TRANSPOSE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "BROADCAST_TO", "FILL"}
+
+
+@pytest.fixture(scope="module")
+def layout_models(tmp_path_factory):
+    root = tmp_path_factory.mktemp("layout")
+    float32 = tfmodels.convert(layout, LAYOUT_SHAPES, int8=False)
+    return {
+        "float32": write_model(float32, root, "float32"),
+        "int8": write_model(_retyped(float32, "INT8", INT8_QUANT), root, "int8"),
+    }
+
+
+@pytest.mark.parametrize("dtype", ["float32", "int8"])
+def test_layout_ops_match_tflm(layout_models, dtype, tmp_path):
+    path = layout_models[dtype]
+    graph = load(path)
+    assert LAYOUT_OPS <= {op.kind for op in graph.ops}
+    assert {graph.tensors[op.outputs[0]].dtype.short for op in graph.ops} == {dtype}
+    assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
+def _views_model(int8: bool) -> bytes:
+    """x [2, 1, 3] -> SQUEEZE -> TRANSPOSE -> EXPAND_DIMS(axis -2) -> [3, 1, 2], and a
+    ZEROS_LIKE of x: the converter turns the views into RESHAPE and folds ZEROS_LIKE itself."""
+    dtype, scale, zp = (
+        (tb.INT8, [INT8_QUANT[0]], [INT8_QUANT[1]]) if int8 else (tb.FLOAT32, None, None)
+    )
+
+    def data(name, shape):
+        return tb.Tensor(name, shape, dtype, 0, scale, zp)
+
+    tensors = [
+        data("x", [2, 1, 3]),
+        data("squeezed", [2, 3]),
+        tb.Tensor("perm", [2], tb.INT32, 1),
+        data("transposed", [3, 2]),
+        tb.Tensor("axis", [], tb.INT32, 2),
+        data("expanded", [3, 1, 2]),
+        data("zeros", [2, 1, 3]),
+    ]
+    ops = [
+        tb.Operator(0, [0], [1]),
+        tb.Operator(1, [1, 2], [3]),
+        tb.Operator(2, [3, 4], [5]),
+        tb.Operator(3, [0], [6]),
+    ]
+    codes = [tb.OPS.SQUEEZE, tb.OPS.TRANSPOSE, tb.OPS.EXPAND_DIMS, tb.OPS.ZEROS_LIKE]
+    return tb.build(
+        tb.Model(
+            subgraphs=[tb.SubGraph(tensors, ops, inputs=[0], outputs=[5])],
+            opcodes=[tb.OpCode(c) for c in codes],
+            buffers=[
+                tb.Buffer(),
+                tb.Buffer(tb.int32_bytes([1, 0])),
+                tb.Buffer(tb.int32_bytes([-2])),
+            ],
+        )
+    )
+
+
+@pytest.mark.parametrize("int8", [False, True], ids=["float32", "int8"])
+def test_views_and_zeros_like(int8, tmp_path):
+    path = write_model(_views_model(int8), tmp_path)
+    graph = load(path)
+    compiled = compile_graph(graph, Options("m"), "m.tflite")
+    assert [s.call.function for s in compiled.steps] == ["tinyaot_copy"]
+    zeros = graph.tensors[graph.ops[3].outputs[0]]
+    assert zeros.data is not None and not zeros.data.any()
+    if int8:
+        assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
+@pytest.mark.parametrize("which", ["slicing", "layout"])
+def test_folds_match_tflm(slicing_models, layout_models, which):
+    """Every op folded at compile time (constant data) gives TFLM's outputs."""
+    path = slicing_models["int32"] if which == "slicing" else layout_models["float32"]
     ref = Reference(path)
     inputs = ref.random_inputs(np.random.default_rng(1))
     want = ref.run(inputs)
@@ -89,7 +178,12 @@ def test_folds_match_tflm(slicing_models):
     for t, x in zip(graph.inputs, inputs, strict=True):
         graph.tensors[t].data = x
     for op in graph.ops:
-        assert lower_op(graph, op) is None, op.describe()
+        lowered = lower_op(graph, op)
+        if isinstance(lowered, Alias):  # RESHAPE: the compiler's views of constants fold
+            out = graph.tensors[op.outputs[0]]
+            out.data = graph.tensors[lowered.source].data.reshape(out.shape)
+        else:
+            assert lowered is None, op.describe()
     for t, w in zip(graph.outputs, want, strict=True):
         np.testing.assert_array_equal(graph.tensors[t].data, w)
 
@@ -113,6 +207,15 @@ def test_keras_shape_arithmetic_folds_away(tmp_path):
     # No int32 constant is left for the device (shape tables of the ports aside).
     assert "int32_t m_w" not in source and "int32_t m_c" not in source
     assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
+def test_shape_of_another_dtype_is_rejected(tmp_path):
+    data = tfmodels.convert(keras_dynamic_batch, [(None, 4, 5, 3)], int8=False)
+    graph = load(write_model(data, tmp_path))
+    op = _op(graph, "SHAPE")
+    graph.tensors[op.outputs[0]].dtype = DType.FLOAT32
+    with pytest.raises(CompileError, match="float32 -> float32 is not supported; supported: "):
+        lower_op(graph, op)
 
 
 def _op(graph, kind):
@@ -151,6 +254,31 @@ def _pack_quant(graph):
     t.quant = dataclasses.replace(t.quant, zero_points=(t.zero_point + 1,))
 
 
+def _transpose_6d(graph):
+    op = _op(graph, "TRANSPOSE")
+    graph.tensors[op.inputs[0]].shape = (1, 1, 4, 6, 3, 1)
+
+
+def _depth_not_divisible(graph):
+    op = _op(graph, "DEPTH_TO_SPACE")
+    graph.tensors[op.inputs[0]].shape = (2, 2, 3, 6)
+
+
+def _space_not_divisible(graph):
+    op = _op(graph, "SPACE_TO_DEPTH")
+    graph.tensors[op.inputs[0]].shape = (1, 4, 5, 3)
+
+
+def _not_broadcastable(graph):
+    op = _op(graph, "BROADCAST_TO")
+    graph.tensors[op.inputs[0]].shape = (1, 2, 6, 3)
+
+
+def _fill_vector(graph):
+    op = _op(graph, "FILL")
+    graph.tensors[op.inputs[1]].shape = (1,)
+
+
 REJECTED = {
     "strided_slice_new_axis": ("STRIDED_SLICE", _new_axis, "NewAxisMask 2 is not supported"),
     "slice_past_end": ("SLICE", _slice_past_end, "outside 0..3"),
@@ -158,13 +286,29 @@ REJECTED = {
     "split_v_sizes": ("SPLIT_V", _split_v_sizes, "does not match the outputs"),
     "unpack_uint8": ("UNPACK", _unpack_uint8, "dtype uint8 is not supported; supported: int8"),
     "pack_quantisation": ("PACK", _pack_quant, "must have the input's scale"),
+    "transpose_6d": ("TRANSPOSE", _transpose_6d, r"input rank 6 is not supported \(1 to 5\)"),
+    "depth_to_space": ("DEPTH_TO_SPACE", _depth_not_divisible, "depth divisible by block"),
+    "space_to_depth": ("SPACE_TO_DEPTH", _space_not_divisible, "width divisible by the block"),
+    "broadcast_to": ("BROADCAST_TO", _not_broadcastable, "does not broadcast to"),
+    "fill_vector": ("FILL", _fill_vector, "the value must be a scalar"),
 }
 
 
 @pytest.mark.parametrize("case", list(REJECTED))
-def test_unsupported_cases_are_rejected(slicing_models, case):
+def test_unsupported_cases_are_rejected(slicing_models, layout_models, case):
     kind, mutate, message = REJECTED[case]
-    graph = load(slicing_models["int8"])
+    models = slicing_models if kind in SLICING_OPS else layout_models
+    graph = load(models["int8"])
     mutate(graph)
     with pytest.raises(CompileError, match=message):
         lower_op(graph, _op(graph, kind))
+
+
+def test_views_reject_what_they_cannot_view(tmp_path):
+    graph = load(write_model(_views_model(False), tmp_path))
+    graph.ops[0].options["SqueezeDims"] = [2]
+    with pytest.raises(CompileError, match="axis 2 has size 3, not 1"):
+        lower_op(graph, graph.ops[0])
+    graph.tensors[graph.ops[2].outputs[0]].shape = (1, 3, 2, 1)
+    with pytest.raises(CompileError, match=r"differs from the computed \[3, 1, 2\]"):
+        lower_op(graph, graph.ops[2])

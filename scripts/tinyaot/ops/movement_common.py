@@ -175,24 +175,28 @@ def strided_op(
     dtypes: tuple[str, ...],
     walk: WalkFn,
     notes: str,
+    data: int = 0,
     inputs: tuple[int, int] = (1, 1),
+    converts: tuple[tuple[str, str], ...] = (),
 ) -> OpDef:
-    """An op that is one walk over input 0: tinyaot_copy, or a fold when input 0 is constant.
-    `walk` checks the operands and the output shape."""
+    """An op that is one walk over input `data`: tinyaot_copy, or a fold when that input is
+    constant. `walk` checks the operands and the output shape."""
 
     def lower(graph: Graph, op: Op) -> KernelCall:
-        inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+        inp, out = graph.tensor(op.inputs[data]), graph.tensor(op.outputs[0])
+        if inp.dtype != out.dtype:
+            raise op_error(graph, op, "the data and output dtypes differ", inp.index)
         w = walk(graph, op)
         same_quant(graph, op, inp, [out])
         return copy_call(graph, op, inp, out, w)
 
     def fold(graph: Graph, op: Op) -> list[np.ndarray] | None:
-        inp = graph.tensor(op.inputs[0])
+        inp = graph.tensor(op.inputs[data])
         if inp.data is None:
             return None
         return [walk_values(inp.data, walk(graph, op))]
 
-    return OpDef(name, dtypes, lower, notes, inputs=inputs, fold=fold)
+    return OpDef(name, dtypes, lower, notes, inputs=inputs, converts=converts, fold=fold)
 
 
 def view_op(

@@ -1,0 +1,29 @@
+"""FILL: the value repeated (tinyaot_copy with stride 0), or a fold when it is constant."""
+
+from __future__ import annotations
+
+from ..ir import Graph, Op
+from ..lowering import op_error
+from .movement_common import Walk, check_shape, int_vector, strided_op
+
+DTYPES = ("int8", "int16", "int32", "int64", "float32")
+
+
+def walk(graph: Graph, op: Op) -> Walk:
+    value, out = graph.tensor(op.inputs[1]), graph.tensor(op.outputs[0])
+    if value.num_elements != 1 or value.shape:
+        raise op_error(graph, op, "the value must be a scalar", value.index)
+    check_shape(graph, op, out, int_vector(graph, op, op.inputs[0], "dims"))
+    return Walk(0, [(out.num_elements, 0)])
+
+
+# The signature check reads input 0, the int32 or int64 dims: the output's dtype is the value's.
+OP = strided_op(
+    "FILL",
+    ("int32", "int64"),
+    walk,
+    "constant dims; folds a constant value",
+    data=1,
+    inputs=(2, 2),
+    converts=tuple((i, d) for i in ("int32", "int64") for d in DTYPES),
+)
