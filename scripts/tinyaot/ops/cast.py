@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from .. import inplace
 from ..ir import DType, Graph, Op
-from ..lowering import KernelCall, OpDef, const_inputs, elementwise_io
+from ..lowering import KernelCall, OpDef, elementwise_io
+from .unary_common import fold_unary, size_call
 
 SUFFIX = {
     DType.INT8: "s8",
@@ -31,22 +31,9 @@ def cast_values(x: np.ndarray, to: DType) -> np.ndarray:
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    _, inp, out, args = elementwise_io(graph, op)
-    return KernelCall(
-        f"tinyaot_cast_{SUFFIX[inp.dtype]}_{SUFFIX[out.dtype]}",
-        "tinyaot/cast.h",
-        "struct tinyaot_cast_params",
-        {"size": inp.num_elements},
-        args,
-        inplace=inplace.unary(inp, out),
-    )
-
-
-def fold(graph: Graph, op: Op) -> list[np.ndarray] | None:
-    values = const_inputs(graph, op)
-    if values is None:
-        return None
-    return [cast_values(values[0], graph.tensors[op.outputs[0]].dtype)]
+    _, inp, out, _ = elementwise_io(graph, op)
+    function = f"tinyaot_cast_{SUFFIX[inp.dtype]}_{SUFFIX[out.dtype]}"
+    return size_call(inp, out, function, "tinyaot/cast.h", "struct tinyaot_cast_params")
 
 
 OP = OpDef(
@@ -55,5 +42,5 @@ OP = OpDef(
     lower,
     "integers wrap; floats truncate and saturate, NaN gives 0 (as TFLite Micro)",
     converts=tuple((a, b) for a in FROM for b in TO),
-    fold=fold,
+    fold=fold_unary(cast_values),
 )

@@ -8,29 +8,56 @@ entry is only exact if each intermediate is.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
+
+import numpy as np
 
 from .. import inplace, quant
 from ..fixedpoint import INT32_MAX, INT32_MIN, rdbpot, srdhm, wrap32
-from ..ir import Graph, Op, Tensor
-from ..lowering import KernelCall, TensorArg, op_error
+from ..ir import DType, Graph, Op, Tensor
+from ..lowering import Fold, KernelCall, TensorArg, const_inputs, op_error
 
 F32_HEADER = "tinyaot/unary.h"
+
+
+def size_call(
+    inp: Tensor,
+    out: Tensor,
+    function: str,
+    header: str,
+    struct: str,
+    extra: dict[str, float] | None = None,
+) -> KernelCall:
+    """A kernel that runs over the elements in order, with the count (and `extra`) as its
+    params."""
+    return KernelCall(
+        function,
+        header,
+        struct,
+        {"size": inp.num_elements, **(extra or {})},
+        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
+        inplace=inplace.unary(inp, out),
+    )
 
 
 def f32_call(
     inp: Tensor, out: Tensor, name: str, extra: dict[str, float] | None = None
 ) -> KernelCall:
     """tinyaot_<name>_f32 from unary.h; ops with a parameter have their own struct."""
-    params: dict[str, int | float] = {"size": inp.num_elements, **(extra or {})}
     struct = f"struct tinyaot_{name}_f32_params" if extra else "struct tinyaot_unary_f32_params"
-    return KernelCall(
-        f"tinyaot_{name}_f32",
-        F32_HEADER,
-        struct,
-        params,
-        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
-        inplace=inplace.unary(inp, out),
-    )
+    return size_call(inp, out, f"tinyaot_{name}_f32", F32_HEADER, struct, extra)
+
+
+def fold_unary(fn: Callable[[np.ndarray, DType], np.ndarray]) -> Fold:
+    """A fold computing fn(input, output dtype) when the input is constant."""
+
+    def fold(graph: Graph, op: Op) -> list[np.ndarray] | None:
+        values = const_inputs(graph, op)
+        if values is None:
+            return None
+        return [fn(values[0], graph.tensors[op.outputs[0]].dtype)]
+
+    return fold
 
 
 def sat_shift_left(x: int, exponent: int) -> int:
