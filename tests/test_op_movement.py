@@ -61,15 +61,21 @@ def _retyped(data: bytes, type_name: str, quant: tuple[float, int] | None = None
     return data
 
 
-@pytest.fixture(scope="module")
-def slicing_models(tmp_path_factory):
-    root = tmp_path_factory.mktemp("slicing")
-    float32 = tfmodels.convert(slicing, SLICING_SHAPES, int8=False)
-    return {
+def _models(root, fn, shapes, int32: bool) -> dict[str, object]:
+    """The float32 model of `fn` and its int8 (and int32) retypings, by dtype name."""
+    float32 = tfmodels.convert(fn, shapes, int8=False)
+    models = {
         "float32": write_model(float32, root, "float32"),
         "int8": write_model(_retyped(float32, "INT8", INT8_QUANT), root, "int8"),
-        "int32": write_model(_retyped(float32, "INT32"), root, "int32"),
     }
+    if int32:
+        models["int32"] = write_model(_retyped(float32, "INT32"), root, "int32")
+    return models
+
+
+@pytest.fixture(scope="module")
+def slicing_models(tmp_path_factory):
+    return _models(tmp_path_factory.mktemp("slicing"), slicing, SLICING_SHAPES, int32=True)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8", "int32"])
@@ -99,12 +105,8 @@ LAYOUT_OPS = {"TRANSPOSE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "BROADCAST_TO", "
 
 @pytest.fixture(scope="module")
 def layout_models(tmp_path_factory):
-    root = tmp_path_factory.mktemp("layout")
-    float32 = tfmodels.convert(layout, LAYOUT_SHAPES, int8=False)
-    return {
-        "float32": write_model(float32, root, "float32"),
-        "int8": write_model(_retyped(float32, "INT8", INT8_QUANT), root, "int8"),
-    }
+    # TFLM's TRANSPOSE, DEPTH_TO_SPACE and SPACE_TO_DEPTH take no int32.
+    return _models(tmp_path_factory.mktemp("layout"), layout, LAYOUT_SHAPES, int32=False)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8"])

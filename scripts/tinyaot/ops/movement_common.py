@@ -121,6 +121,13 @@ def axis_of(graph: Graph, op: Op, axis: int, rank: int) -> int:
     return axis + rank if axis < 0 else axis
 
 
+def check_rank(graph: Graph, op: Op, t: Tensor, max_rank: int) -> int:
+    rank = len(t.shape)
+    if not 1 <= rank <= max_rank:
+        raise op_error(graph, op, f"input rank {rank} is not supported (1 to {max_rank})", t.index)
+    return rank
+
+
 def check_shape(graph: Graph, op: Op, out: Tensor, expected: list[int]) -> None:
     if list(out.shape) != list(expected):
         raise op_error(

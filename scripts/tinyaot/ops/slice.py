@@ -4,16 +4,14 @@ from __future__ import annotations
 
 from ..ir import Graph, Op
 from ..lowering import op_error
-from .movement_common import Walk, check_shape, int_vector, row_strides, strided_op
+from .movement_common import Walk, check_rank, check_shape, int_vector, row_strides, strided_op
 
 MAX_RANK = 5  # TFLM's kMaxDim for SLICE
 
 
 def walk(graph: Graph, op: Op) -> Walk:
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    rank = len(inp.shape)
-    if not 1 <= rank <= MAX_RANK:
-        raise op_error(graph, op, f"input rank {rank} is not supported (1 to {MAX_RANK})")
+    rank = check_rank(graph, op, inp, MAX_RANK)
     begin = int_vector(graph, op, op.inputs[1], "begin", rank)
     size = int_vector(graph, op, op.inputs[2], "size", rank)
     # reference_ops::Slice: a size of -1 runs to the end of the axis.

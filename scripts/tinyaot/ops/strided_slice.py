@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from ..ir import DType, Graph, Op
 from ..lowering import op_error
-from .movement_common import Walk, check_shape, int_vector, row_strides, strided_op
+from .movement_common import Walk, check_rank, check_shape, int_vector, row_strides, strided_op
 
 MAX_RANK = 5  # reference_ops::StridedSlice pads to 5 dims
 
@@ -21,9 +21,7 @@ def _clamp(v: int, lo: int, hi: int) -> int:
 
 def walk(graph: Graph, op: Op) -> Walk:
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    rank = len(inp.shape)
-    if not 1 <= rank <= MAX_RANK:
-        raise op_error(graph, op, f"input rank {rank} is not supported (1 to {MAX_RANK})")
+    rank = check_rank(graph, op, inp, MAX_RANK)
     for name in ("EllipsisMask", "NewAxisMask", "Offset"):
         if op.options.get(name):
             raise op_error(
