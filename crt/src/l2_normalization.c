@@ -6,18 +6,9 @@
  */
 #include <string.h>
 
+#include <tinyaot/clz.h>
 #include <tinyaot/gemmlowp.h>
 #include <tinyaot/l2_normalization.h>
-
-static int32_t leading_zeros(uint32_t x)
-{
-	int32_t n = 0;
-
-	while (n < 32 && !(x & (0x80000000u >> n))) {
-		n++;
-	}
-	return n;
-}
 
 /* GetInvSqrtQuantizedMultiplierExp(x, -1): 1/sqrt(x) as a multiplier and a (left) shift. */
 static void inv_sqrt(int32_t x, int32_t *multiplier, int32_t *shift)
@@ -33,7 +24,7 @@ static void inv_sqrt(int32_t x, int32_t *multiplier, int32_t *shift)
 		x /= 4;
 		s++;
 	}
-	const int32_t pairs = (leading_zeros((uint32_t)x) - 1) / 2 - 1;
+	const int32_t pairs = (tinyaot_clz32((uint32_t)x) - 1) / 2 - 1;
 
 	s -= pairs;
 	x <<= 2 * pairs;
@@ -122,7 +113,7 @@ static float sqrt_f32(float x)
 		e = biased - 150;
 	}
 	/* m's top bit to bit 48 */
-	int32_t s = 48 - (31 - leading_zeros((uint32_t)m));
+	int32_t s = 48 - (31 - tinyaot_clz32((uint32_t)m));
 
 	if ((e - s) % 2 != 0) {
 		s++;
