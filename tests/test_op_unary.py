@@ -28,7 +28,9 @@ T = tflite.TensorType
 SPECIALS = np.array(
     [0.0, -0.0, 1e-30, -1e-30, 1e-6, -1e-6, 0.25, -0.25, 0.2499, -0.3751, 1.0, -1.0, 3.0, -3.0]
     + [9.0, -9.0, 9.01, 20.0, -20.0, 44.0, 88.0, 88.72283, 88.72284, 89.0, -87.5, -104.0]
-    + [1e4, -1e4, 3e38, -3e38, 1e-40, -1e-40, np.inf, -np.inf, np.nan],
+    + [1e4, -1e4, 3e38, -3e38, 1e-40, -1e-40, np.inf, -np.inf, np.nan]
+    # Halves and integers around rounding's and floor's edges.
+    + [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, -0.3, 0.3, -2.0, 8388607.5, -8388607.5, 8388609.0],
     np.float32,
 )
 
@@ -67,6 +69,10 @@ def _ops(*kinds: str):
             "RSQRT": tf.math.rsqrt,
             "EXP": tf.exp,
             "LOG": tf.math.log,
+            "SQUARE": tf.square,
+            "FLOOR": tf.floor,
+            "CEIL": tf.math.ceil,
+            "ROUND": tf.round,
         }
         return tuple(ops[k](x) for k in kinds)
 
@@ -86,7 +92,13 @@ FLOAT_OPS = _ops(
     "RSQRT",
     "EXP",
     "LOG",
+    "SQUARE",
+    "FLOOR",
+    "CEIL",
+    "ROUND",
 )
+# Float ops whose every step is one IEEE operation (or a comparison): bit for bit.
+EXACT = {"HARD_SWISH", "LEAKY_RELU", "ABS", "NEG", "SQUARE", "FLOOR", "CEIL", "ROUND"}
 # The int8 ops the converter quantises (ELU and RSQRT get their own models).
 INT8_OPS = _ops("TANH", "HARD_SWISH", "LEAKY_RELU", "LEAKY_RELU_NEGATIVE", "ABS")
 
@@ -155,6 +167,10 @@ def test_float_ops_chosen(convert, tmp_path):
     for inputs, ours in zip(sets, got, strict=True):
         for name, g, w in zip(names, ours, ref.run(inputs), strict=True):
             assert float_error(g, w) <= 1e-5, name
+            if name in EXACT:
+                numbers = ~np.isnan(w)
+                np.testing.assert_array_equal(g, w, err_msg=name)
+                assert np.array_equal(np.signbit(g[numbers]), np.signbit(w[numbers])), name
     specials = np.resize(SPECIALS, SHAPE)
     tanh, exp = (got[0][names.index(kind)] for kind in ("TANH", "EXP"))
     assert np.all(tanh[specials == 20.0] == 1.0) and np.all(tanh[specials == -20.0] == -1.0)
@@ -251,6 +267,10 @@ REJECTS = {
     "sqrt_int8": ("SQRT", DType.INT8, {}, Q, Q, "supported: float32"),
     "exp_int8": ("EXP", DType.INT8, {}, Q, Q, "supported: float32"),
     "log_int8": ("LOG", DType.INT8, {}, Q, Q, "supported: float32"),
+    "square_int8": ("SQUARE", DType.INT8, {}, Q, Q, "supported: float32"),
+    "floor_int8": ("FLOOR", DType.INT8, {}, Q, Q, "supported: float32"),
+    "ceil_int8": ("CEIL", DType.INT8, {}, Q, Q, "supported: float32"),
+    "round_int8": ("ROUND", DType.INT8, {}, Q, Q, "supported: float32"),
     "logical_not_int8": ("LOGICAL_NOT", DType.INT8, {}, Q, Q, "supported: bool"),
 }
 

@@ -265,6 +265,61 @@ void tinyaot_log_f32(const struct tinyaot_unary_f32_params *p, const float *inpu
 	}
 }
 
+void tinyaot_square_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		output[i] = input[i] * input[i];
+	}
+}
+
+/* std::floor. From 2^23 up every float is an integer (and infinities and NaN are their own
+ * floor); below, the int32 conversion truncates, one too high for negative fractions. A
+ * zero result keeps the input's sign, as std::floor(-0.0) is -0.0.
+ */
+static float floor_f32(float x)
+{
+	if (!(x > -8388608.0f && x < 8388608.0f)) {
+		return x;
+	}
+	float t = (float)(int32_t)x;
+
+	if (t > x) {
+		t -= 1.0f;
+	}
+	return t == 0.0f ? from_bits(to_bits(x) & 0x80000000u) : t;
+}
+
+void tinyaot_floor_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		output[i] = floor_f32(input[i]);
+	}
+}
+
+void tinyaot_ceil_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		/* ceil(x) = -floor(-x), signs of zeros included. */
+		output[i] = -floor_f32(-input[i]);
+	}
+}
+
+void tinyaot_round_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		const float x = input[i];
+		const float f = floor_f32(x);
+		const float diff = x - f;
+
+		/* TFLite's RoundToNearest, tests in its order (so -0.3 rounds to +0.0). */
+		if (diff < 0.5f || (diff == 0.5f && ((int32_t)f & 1) == 0)) {
+			output[i] = f;
+		} else {
+			output[i] = f + 1.0f;
+		}
+	}
+}
+
 void tinyaot_logical_not_bool(const struct tinyaot_unary_bool_params *p, const uint8_t *input,
 			      uint8_t *output)
 {

@@ -34,6 +34,12 @@ void tinyaot_sqrt_f32(const struct tinyaot_unary_f32_params *p, const float *inp
 void tinyaot_rsqrt_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
 void tinyaot_exp_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
 void tinyaot_log_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
+void tinyaot_square_f32(const struct tinyaot_unary_f32_params *p, const float *input,
+			float *output);
+void tinyaot_floor_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
+void tinyaot_ceil_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
+/* Halves to even, as TFLite's RoundToNearest. */
+void tinyaot_round_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
 /* bool is one byte, 0 or 1, as TFLite stores it. */
 void tinyaot_logical_not_bool(const struct tinyaot_unary_bool_params *p, const uint8_t *input,
 			      uint8_t *output);

@@ -15,7 +15,15 @@ import numpy as np
 from .. import inplace, quant
 from ..fixedpoint import INT32_MAX, INT32_MIN, rdbpot, srdhm, wrap32
 from ..ir import DType, Graph, Op, Tensor
-from ..lowering import Fold, KernelCall, TensorArg, const_inputs, op_error
+from ..lowering import (
+    Fold,
+    KernelCall,
+    OpDef,
+    TensorArg,
+    const_inputs,
+    elementwise_io,
+    op_error,
+)
 
 F32_HEADER = "tinyaot/unary.h"
 
@@ -46,6 +54,16 @@ def f32_call(
     """tinyaot_<name>_f32 from unary.h; ops with a parameter have their own struct."""
     struct = f"struct tinyaot_{name}_f32_params" if extra else "struct tinyaot_unary_f32_params"
     return size_call(inp, out, f"tinyaot_{name}_f32", F32_HEADER, struct, extra)
+
+
+def float_only(kind: str) -> OpDef:
+    """The OpDef of an op TFLite Micro runs on float32 only: tinyaot_<kind>_f32."""
+
+    def lower(graph: Graph, op: Op) -> KernelCall:
+        _, inp, out, _ = elementwise_io(graph, op)
+        return f32_call(inp, out, kind.lower())
+
+    return OpDef(kind, ("float32",), lower, "float32 only, as in TFLite Micro")
 
 
 def fold_unary(fn: Callable[[np.ndarray, DType], np.ndarray]) -> Fold:

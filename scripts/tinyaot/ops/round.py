@@ -1,0 +1,5 @@
+"""ROUND: float32 (halves to even), the one dtype TFLite Micro's kernel takes."""
+
+from .unary_common import float_only
+
+OP = float_only("ROUND")
