@@ -8,6 +8,12 @@
  *   ret <set> rc=<rc> ticks=<cycles> stack=<bytes>
  *   done
  *
+ * Guard areas around the pinned arena (placed by the linker scripts) are filled with a pattern
+ * before each invoke and checked after it; a changed byte ends the run with exit status 13
+ * after one line per byte, its offset from the arena's start and its value:
+ *
+ *   guard <set> <offset> <byte>
+ *
  * Built with -DMODEL_HEADER="\"kws.h\"" -DMODEL_PREFIX=kws so one source serves every model.
  *
  * Built with -DTINYAOT_PROFILE as well (the whole firmware, so the generated code calls the
@@ -46,6 +52,7 @@
  */
 #define EXIT_INVOKE_FAILED 10
 #define EXIT_BAD_INPUTS    11
+#define EXIT_GUARD         13
 
 /* Defined in startup.c (no shared header, to keep the harness to its few files). */
 extern volatile uint32_t harness_systick_wraps;
@@ -54,6 +61,14 @@ void harness_write(const char *text);
 void harness_write_uint(uint64_t value);
 void harness_write_int(int64_t value);
 __attribute__((noreturn)) void harness_exit(int status);
+
+/*
+ * Defined by the linker scripts: guard areas before and after the model's pinned arena, which
+ * ends at harness_arena_end. Arrays, so that the compiler assumes nothing about their sizes.
+ */
+extern uint8_t harness_guard_before[];
+extern uint8_t harness_arena_end[];
+extern uint8_t harness_guard_end[];
 
 /* Defined in the inputs.c that runner.py generates. */
 extern const uint32_t harness_num_sets;
@@ -183,6 +198,55 @@ static void write_field(const char *label, uint64_t value)
 	harness_write_uint(value);
 }
 
+/*
+ * The bytes around the arena: [before, arena) below it (the linker's guard plus any alignment
+ * padding) and [harness_arena_end, harness_guard_end) above it.
+ */
+struct guards {
+	uint8_t *before;
+	uint8_t *arena;
+};
+
+/* Position-dependent, so that a kernel storing one repeated value cannot go unnoticed. */
+static uint8_t guard_pattern(uintptr_t address)
+{
+	return (uint8_t)(0x5Au ^ (address * 0x9Du) ^ (address >> 5));
+}
+
+static void guards_fill(const struct guards *g)
+{
+	uint8_t *p;
+
+	for (p = g->before; p < g->arena; p++) {
+		*p = guard_pattern((uintptr_t)p);
+	}
+	for (p = harness_arena_end; p < harness_guard_end; p++) {
+		*p = guard_pattern((uintptr_t)p);
+	}
+}
+
+/* Reports every guard byte that changed as "guard <set> <offset from the arena> <byte>". */
+static int guards_check(const struct guards *g, uint32_t set)
+{
+	const volatile uint8_t *p;
+	int touched = 0;
+
+	for (p = g->before; p < harness_guard_end; p++) {
+		if (p == g->arena) {
+			p = harness_arena_end;
+		}
+		if (*p != guard_pattern((uintptr_t)p)) {
+			write_field("guard ", set);
+			harness_write(" ");
+			harness_write_int((int64_t)((intptr_t)p - (intptr_t)g->arena));
+			write_field(" ", *p);
+			harness_write("\n");
+			touched = 1;
+		}
+	}
+	return touched;
+}
+
 #ifdef TINYAOT_PROFILE
 /* The input set being run, for the report lines; -1 while calibrating, when nothing is printed. */
 static int32_t profile_set = -1;
@@ -231,6 +295,22 @@ static void profile_calibrate(const char *model)
 }
 #endif
 
+/* The arena's place between the guards, or -1 when it is not there (e.g. in another section). */
+static int guards_find(const struct tinyaot_model_info *info, struct guards *g)
+{
+	uint8_t *input = MODEL(_input_ptr)(NULL, 0);
+
+	g->before = harness_guard_before;
+	g->arena = harness_arena_end - info->arena_size;
+	if (g->arena - harness_guard_before < harness_guard_end - harness_arena_end ||
+	    input < g->arena || input >= harness_arena_end) {
+		harness_write("error the pinned arena is not between the harness guards: a static "
+			      "<name>_arena in .bss is what the linker scripts expect\n");
+		return -1;
+	}
+	return 0;
+}
+
 static int check_inputs(const struct tinyaot_model_info *info)
 {
 	uint32_t set;
@@ -264,6 +344,7 @@ int main(void)
 	const struct tinyaot_model_info *info = &MODEL(_info);
 	uintptr_t top = stack_pointer();
 	uint32_t *floor = stack_floor(top);
+	struct guards guards;
 	uint64_t overhead;
 	uint64_t start;
 	int failed = 0;
@@ -287,6 +368,9 @@ int main(void)
 	if (check_inputs(info) != 0) {
 		return EXIT_BAD_INPUTS;
 	}
+	if (guards_find(info, &guards) != 0) {
+		return EXIT_GUARD;
+	}
 #ifdef TINYAOT_PROFILE
 	profile_calibrate(info->name);
 #endif
@@ -306,6 +390,7 @@ int main(void)
 #ifdef TINYAOT_PROFILE
 		profile_set = (int32_t)set;
 #endif
+		guards_fill(&guards);
 		stack_paint(floor);
 		start = cycles_now();
 		rc = MODEL(_invoke)(NULL);
@@ -329,6 +414,10 @@ int main(void)
 		harness_write("\n");
 		if (rc != 0) {
 			failed = 1;
+		}
+		if (guards_check(&guards, set) != 0) {
+			harness_write("error the invoke wrote outside the arena\n");
+			return EXIT_GUARD;
 		}
 	}
 	harness_write("done\n");

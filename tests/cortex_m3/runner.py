@@ -106,11 +106,14 @@ EXIT_OK = 0
 EXIT_INVOKE_FAILED = 10
 EXIT_BAD_INPUTS = 11
 EXIT_FAULT = 12
+EXIT_GUARD = 13
 
 _EXIT_MEANING = {
     EXIT_INVOKE_FAILED: "an invoke returned non-zero",
     EXIT_BAD_INPUTS: "the input sets do not match the model's inputs",
     EXIT_FAULT: "the CPU faulted (see the 'fault' line; addr2line -e <elf> <pc>)",
+    EXIT_GUARD: "the invoke wrote outside the arena (see the 'guard' lines: offsets from the "
+    "arena's start), or the arena is not between the guards",
 }
 
 

@@ -58,14 +58,17 @@ void *fake_output_ptr(uint8_t *arena, int index);
 """
 
 # Arena: x (8 bytes) at 0, spin count (uint32) at 8, y (8 bytes) at 16. y = x + 1, then the
-# invoke spins `spin` times round a 4-instruction loop; two magic spin counts make it fail.
+# invoke spins `spin` times round a 4-instruction loop; magic spin counts make it fail, fault, or
+# flip the byte just past the arena's end or just before its start.
 FAKE_C = """\
 #include <string.h>
 
 #include "fake.h"
 
-#define SPIN_FAIL  0xFFFFFFFFu
-#define SPIN_FAULT 0xFFFFFFFEu
+#define SPIN_FAIL         0xFFFFFFFFu
+#define SPIN_FAULT        0xFFFFFFFEu
+#define SPIN_PAST_END     0xFFFFFFFDu
+#define SPIN_BEFORE_ARENA 0xFFFFFFFCu
 
 static uint8_t fake_arena[FAKE_ARENA_SIZE] __attribute__((aligned(8)));
 
@@ -133,6 +136,13 @@ int fake_invoke(uint8_t *arena)
 	if (count == SPIN_FAULT) {
 		__asm__ volatile("udf #0");
 	}
+	if (count == SPIN_PAST_END || count == SPIN_BEFORE_ARENA) {
+		/* volatile: the compiler must neither see nor drop the out-of-bounds store. */
+		uint8_t *volatile stray = count == SPIN_PAST_END ? a + FAKE_ARENA_SIZE : a - 1;
+
+		*stray = (uint8_t)~*stray;
+		count = 0u;
+	}
 	for (i = 0; i < 8; i++) {
 		a[16 + i] = (uint8_t)(a[i] + fake_weights[a[i]]);
 	}
@@ -158,6 +168,8 @@ int fake_run(const struct fake_inputs *inputs, const struct fake_outputs *output
 SPINS = [0, 1000, 100_000, 3_000_000]
 SPIN_FAIL = 0xFFFFFFFF
 SPIN_FAULT = 0xFFFFFFFE
+SPIN_PAST_END = 0xFFFFFFFD
+SPIN_BEFORE_ARENA = 0xFFFFFFFC
 
 
 def spin_input(count: int) -> bytes:
@@ -260,6 +272,21 @@ def test_fault_is_reported(tmp_path: Path) -> None:
     with pytest.raises(runner.RunError, match=r"fault exception=3 pc=0x") as info:
         runner.run(elf)
     assert info.value.exit_status == runner.EXIT_FAULT
+
+
+@pytest.mark.parametrize(
+    "spin,offset", [(SPIN_PAST_END, 24), (SPIN_BEFORE_ARENA, -1)], ids=["past_end", "before"]
+)
+def test_write_outside_arena_is_caught(tmp_path: Path, spin: int, offset: int) -> None:
+    """One byte flipped next to the arena by the second invoke fails the run, naming it."""
+    model = write_fake(tmp_path / "model")
+    inputs = [[data_input(0), spin_input(0)], [data_input(1), spin_input(spin)]]
+    elf = runner.build(model, "fake", inputs, workdir=tmp_path / "build", crt_sources=[])
+    with pytest.raises(runner.RunError, match="wrote outside the arena") as info:
+        runner.run(elf)
+    assert info.value.exit_status == runner.EXIT_GUARD
+    guards = [line for line in info.value.log.splitlines() if line.startswith("guard ")]
+    assert len(guards) == 1 and guards[0].startswith(f"guard 1 {offset} ")
 
 
 def test_wrong_input_size_is_reported(tmp_path: Path) -> None:
