@@ -1,5 +1,6 @@
 """The data movement family against TFLite Micro: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V,
-UNPACK, PACK, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BROADCAST_TO, FILL, SQUEEZE,
+UNPACK, PACK, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BROADCAST_TO, FILL, GATHER, GATHER_ND,
+SQUEEZE,
 EXPAND_DIMS, and the ops that always fold, SHAPE and ZEROS_LIKE.
 
 Each model holds several cases of several ops as separate outputs, so one build covers many
@@ -20,7 +21,7 @@ import tflite
 import tflite_builder as tb
 import tfmodels
 from harness import check_against_tflm
-from opcheck import load, op_kinds, write_model
+from opcheck import check_inputs, load, op_kinds, write_model
 from reference import Reference
 from tinyaot import codegen
 from tinyaot.compiler import Options, compile_graph, lower_op
@@ -96,11 +97,23 @@ def layout(x, z, w):
         tf.nn.space_to_depth(x, 2),
         tf.broadcast_to(x[:, :1, :, :], [3, 4, 6, 3]),
         tf.fill([2, 3], z[0, 0, 1]),
+        tf.gather(x, [2, 0, 2, 3], axis=1),
+        tf.gather(z, [[1, 0], [3, 3]], axis=-1),
+        tf.gather_nd(z, [[0, 1], [5, 0], [0, 0]]),
+        tf.gather_nd(w, [[[1, 1, 2]], [[0, 0, 1]]]),
     )
 
 
 LAYOUT_SHAPES = [(1, 4, 6, 3), (6, 2, 4), (2, 2, 3, 8)]
-LAYOUT_OPS = {"TRANSPOSE", "DEPTH_TO_SPACE", "SPACE_TO_DEPTH", "BROADCAST_TO", "FILL"}
+LAYOUT_OPS = {
+    "TRANSPOSE",
+    "DEPTH_TO_SPACE",
+    "SPACE_TO_DEPTH",
+    "BROADCAST_TO",
+    "FILL",
+    "GATHER",
+    "GATHER_ND",
+}
 
 
 @pytest.fixture(scope="module")
@@ -116,6 +129,38 @@ def test_layout_ops_match_tflm(layout_models, dtype, tmp_path):
     assert LAYOUT_OPS <= {op.kind for op in graph.ops}
     assert {graph.tensors[op.outputs[0]].dtype.short for op in graph.ops} == {dtype}
     assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
+def _runtime_gather_model() -> bytes:
+    """GATHER of an int8 [4, 3] table by an int32 index input [5], axis 0."""
+    scale, zp = [INT8_QUANT[0]], [INT8_QUANT[1]]
+    tensors = [
+        tb.Tensor("table", [4, 3], tb.INT8, 0, scale, zp),
+        tb.Tensor("indices", [5], tb.INT32),
+        tb.Tensor("rows", [5, 3], tb.INT8, 0, scale, zp),
+    ]
+    return tb.build(
+        tb.Model(
+            subgraphs=[
+                tb.SubGraph(
+                    tensors,
+                    [tb.Operator(0, [0, 1], [2], "GatherOptions", {"Axis": 0})],
+                    inputs=[0, 1],
+                    outputs=[2],
+                )
+            ],
+            opcodes=[tb.OpCode(tb.OPS.GATHER)],
+        )
+    )
+
+
+def test_gather_with_runtime_indices(tmp_path):
+    path = write_model(_runtime_gather_model(), tmp_path)
+    assert op_kinds(path) == ["GATHER"]
+    table = np.arange(-60, 60, 10, dtype=np.int8).reshape(4, 3)
+    sets = [[table, np.array(i, dtype=np.int32)] for i in ([3, 0, 1, 1, 2], [0, 0, 3, 2, 1])]
+    result = check_inputs(path, tmp_path, sets)
+    np.testing.assert_array_equal(result.outputs[0][0], table[[3, 0, 1, 1, 2]])
 
 
 def _views_model(int8: bool) -> bytes:
@@ -281,6 +326,15 @@ def _fill_vector(graph):
     graph.tensors[op.inputs[1]].shape = (1,)
 
 
+def _gather_out_of_range(graph):
+    idx = graph.tensors[_op(graph, "GATHER").inputs[1]]
+    idx.data = np.array([2, 0, 4, 3], dtype=np.int32)
+
+
+def _gather_nd_runtime(graph):
+    graph.tensors[_op(graph, "GATHER_ND").inputs[1]].data = None
+
+
 REJECTED = {
     "strided_slice_new_axis": ("STRIDED_SLICE", _new_axis, "NewAxisMask 2 is not supported"),
     "slice_past_end": ("SLICE", _slice_past_end, "outside 0..3"),
@@ -293,6 +347,8 @@ REJECTED = {
     "space_to_depth": ("SPACE_TO_DEPTH", _space_not_divisible, "width divisible by the block"),
     "broadcast_to": ("BROADCAST_TO", _not_broadcastable, "does not broadcast to"),
     "fill_vector": ("FILL", _fill_vector, "the value must be a scalar"),
+    "gather_range": ("GATHER", _gather_out_of_range, "index 4 is outside axis 1 of size 4"),
+    "gather_nd_runtime": ("GATHER_ND", _gather_nd_runtime, "indices must be a constant"),
 }
 
 

@@ -61,6 +61,26 @@ void tinyaot_copy(const struct tinyaot_copy_params *p, const void *input, void *
 	} while (d >= 0);
 }
 
+void tinyaot_gather(const struct tinyaot_gather_params *p, const void *input,
+		    const int32_t *indices, void *output)
+{
+	const uint8_t *block = (const uint8_t *)input;
+	uint8_t *out = (uint8_t *)output;
+	const size_t row = (size_t)p->row;
+
+	for (int32_t o = 0; o < p->outer; o++, block += (size_t)p->axis_size * row) {
+		for (int32_t k = 0; k < p->count; k++, out += row) {
+			const int32_t i = indices[k];
+
+			if (i >= 0 && i < p->axis_size) {
+				memcpy(out, block + (size_t)i * row, row);
+			} else {
+				memset(out, 0, row);
+			}
+		}
+	}
+}
+
 static void tinyaot_split_part(const struct tinyaot_parts_params *p, int32_t k, const uint8_t *in,
 			       uint8_t *out)
 {

@@ -62,4 +62,19 @@ void tinyaot_pack_i64(const struct tinyaot_parts_params *p, const int64_t *const
 void tinyaot_pack_f32(const struct tinyaot_parts_params *p, const float *const *inputs,
 		      float *output);
 
+/* GATHER and GATHER_ND: from each of `outer` input blocks of axis_size rows of `row` bytes,
+ * the rows `indices` names, in order. An index outside the block writes a row of zeros: TFLM
+ * does not check runtime indices (its reference reads past the tensor), and constant ones
+ * the compiler checks.
+ */
+struct tinyaot_gather_params {
+	int32_t outer;
+	int32_t axis_size;
+	int32_t row;
+	int32_t count; /* indices */
+};
+
+void tinyaot_gather(const struct tinyaot_gather_params *p, const void *input,
+		    const int32_t *indices, void *output);
+
 #endif /* TINYAOT_MOVEMENT_H_ */

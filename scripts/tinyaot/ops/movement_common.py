@@ -18,6 +18,7 @@ from .. import quant
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
     Alias,
+    ConstArray,
     KernelCall,
     OpDef,
     TensorArg,
@@ -321,3 +322,25 @@ def check_split_outputs(graph: Graph, op: Op, inp: Tensor, axis: int, keep_axis:
             f"outputs add up to {sum(sizes)} along axis {axis}, the input has {inp.shape[axis]}",
         )
     return sizes
+
+
+def gather_call(
+    graph: Graph,
+    op: Op,
+    inp: Tensor,
+    out: Tensor,
+    rows: tuple[int, int, int],
+    indices: TensorArg | ConstArray,
+    count: int,
+) -> KernelCall:
+    """tinyaot_gather: `count` indices into each block of rows = (outer, axis size, row
+    elements) of the input."""
+    same_quant(graph, op, inp, [out])
+    outer, axis_size, row = rows
+    return KernelCall(
+        "tinyaot_gather",
+        HEADER,
+        "struct tinyaot_gather_params",
+        {"outer": outer, "axis_size": axis_size, "row": row * inp.dtype.size, "count": count},
+        [TensorArg(inp.index), indices, TensorArg(out.index, writable=True)],
+    )
