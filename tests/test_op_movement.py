@@ -1,7 +1,7 @@
 """The data movement family against TFLite Micro: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V,
-UNPACK, PACK, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BROADCAST_TO, FILL, GATHER, GATHER_ND,
-SQUEEZE,
-EXPAND_DIMS, and the ops that always fold, SHAPE and ZEROS_LIKE.
+UNPACK, PACK, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND,
+BROADCAST_TO, FILL, GATHER, GATHER_ND, SQUEEZE, EXPAND_DIMS, and the ops that always fold,
+SHAPE and ZEROS_LIKE.
 
 Each model holds several cases of several ops as separate outputs, so one build covers many
 (the family's tests share few builds). The int8, int32 and bool models are the float32 ones
@@ -101,6 +101,10 @@ def layout(x, z, w):
         tf.gather(z, [[1, 0], [3, 3]], axis=-1),
         tf.gather_nd(z, [[0, 1], [5, 0], [0, 0]]),
         tf.gather_nd(w, [[[1, 1, 2]], [[0, 0, 1]]]),
+        tf.space_to_batch_nd(x, [2, 3], [[0, 0], [0, 0]]),
+        tf.compat.v1.batch_to_space_nd(w, [2, 1], [[2, 0], [0, 0]]),
+        tf.space_to_batch_nd(z, [2], [[0, 0]]),
+        tf.compat.v1.batch_to_space_nd(z, [2], [[0, 2]]),
     )
 
 
@@ -113,6 +117,8 @@ LAYOUT_OPS = {
     "FILL",
     "GATHER",
     "GATHER_ND",
+    "SPACE_TO_BATCH_ND",
+    "BATCH_TO_SPACE_ND",
 }
 
 
@@ -335,6 +341,16 @@ def _gather_nd_runtime(graph):
     graph.tensors[_op(graph, "GATHER_ND").inputs[1]].data = None
 
 
+def _space_to_batch_padded(graph):
+    pads = graph.tensors[_op(graph, "SPACE_TO_BATCH_ND").inputs[2]]
+    pads.data = np.array([[0, 0], [1, 1]], dtype=np.int32)
+
+
+def _batch_to_space_crops(graph):
+    crops = graph.tensors[_op(graph, "BATCH_TO_SPACE_ND").inputs[2]]
+    crops.data = np.array([[1, 1], [0, 0]], dtype=np.int32)
+
+
 REJECTED = {
     "strided_slice_new_axis": ("STRIDED_SLICE", _new_axis, "NewAxisMask 2 is not supported"),
     "slice_past_end": ("SLICE", _slice_past_end, "outside 0..3"),
@@ -349,6 +365,16 @@ REJECTED = {
     "fill_vector": ("FILL", _fill_vector, "the value must be a scalar"),
     "gather_range": ("GATHER", _gather_out_of_range, "index 4 is outside axis 1 of size 4"),
     "gather_nd_runtime": ("GATHER_ND", _gather_nd_runtime, "indices must be a constant"),
+    "space_to_batch_padded": (
+        "SPACE_TO_BATCH_ND",
+        _space_to_batch_padded,
+        r"paddings \[0, 0, 1, 1\] are not supported",
+    ),
+    "batch_to_space_crops": (
+        "BATCH_TO_SPACE_ND",
+        _batch_to_space_crops,
+        "supported: multiples of the block 2x1",
+    ),
 }
 
 
