@@ -133,35 +133,58 @@ def int8_sets(rng: np.random.Generator) -> list[list[np.ndarray]]:
     return [per_shape(random), per_shape(random), per_shape(edge), per_shape(same)]
 
 
-def test_int8_ops(tmp_path):
-    def make(ix: list[int], shape: tuple[int, ...]) -> list[O]:
-        i, j = ix
-        ops = [
-            O("SUB", [i, j], T(tb.INT8, shape, 0.1, 3), ACT.NONE),
-            O("SUB", [i, j], T(tb.INT8, shape, 0.05, -20), ACT.RELU),
-            O("SUB", [j, i], T(tb.INT8, shape, 0.05, -20), ACT.RELU6),
-            O("MAXIMUM", [i, j], T(tb.INT8, shape, 0.06, -7)),
-            O("MINIMUM", [i, j], T(tb.INT8, shape, 0.06, -7)),
-            O("SQUARED_DIFFERENCE", [i, j], T(tb.INT8, shape, 0.07, -128)),
-            O("PRELU", [i, j], T(tb.INT8, shape, 0.05, 4)),
-        ]
-        return ops + [O(k, [i, j], T(BOOL, shape)) for k in COMPARISONS]
+def int8_ops(i: int, j: int, shape: tuple[int, ...]) -> list[O]:
+    """Every int8 op on inputs i and j, each output with its own quantisation."""
+    ops = [
+        O("SUB", [i, j], T(tb.INT8, shape, 0.1, 3), ACT.NONE),
+        O("SUB", [i, j], T(tb.INT8, shape, 0.05, -20), ACT.RELU),
+        O("SUB", [j, i], T(tb.INT8, shape, 0.05, -20), ACT.RELU6),
+        O("MAXIMUM", [i, j], T(tb.INT8, shape, 0.06, -7)),
+        O("MINIMUM", [i, j], T(tb.INT8, shape, 0.06, -7)),
+        O("SQUARED_DIFFERENCE", [i, j], T(tb.INT8, shape, 0.07, -128)),
+        O("PRELU", [i, j], T(tb.INT8, shape, 0.05, 4)),
+        O("DIV", [i, j], T(tb.INT8, shape, 0.02, -5), ACT.NONE),
+        O("DIV", [j, i], T(tb.INT8, shape, 0.04, 9), ACT.RELU6),
+    ]
+    return ops + [O(k, [i, j], T(BOOL, shape)) for k in COMPARISONS]
 
+
+INT8_INPUTS = (0.06, -7), (0.09, 12)
+N_INT8 = 15  # ops per input pair
+
+
+def test_int8_ops(tmp_path):
+    (s1, z1), (s2, z2) = INT8_INPUTS
     inputs, ops = each_shape(
-        lambda sa, sb: [T(tb.INT8, sa, 0.06, -7), T(tb.INT8, sb, 0.09, 12)], make
+        lambda sa, sb: [T(tb.INT8, sa, s1, z1), T(tb.INT8, sb, s2, z2)],
+        lambda ix, shape: int8_ops(*ix, shape),
     )
     result = run(tmp_path, inputs, ops, int8_sets(np.random.default_rng(1)))
     assert result.exact
-    n = 13  # ops per shape case
-    sub = np.concatenate([outs[k].ravel() for outs in result.outputs for k in range(0, 65, n)])
+    n, total = N_INT8, N_INT8 * len(SHAPES)
+    sub = np.concatenate([o[k].ravel() for o in result.outputs for k in range(0, total, n)])
     assert sub.min() == -128 and sub.max() == 127
-    relu6 = np.concatenate([outs[k].ravel() for outs in result.outputs for k in range(2, 65, n)])
+    relu6 = np.concatenate([o[k].ravel() for o in result.outputs for k in range(2, total, n)])
     assert relu6.min() == -20 and relu6.max() == round(6 / 0.05) - 20
     # The last set gives every comparison of every shape case both results.
-    for k in range(65):
-        if k % n >= 7:
+    for k in range(total):
+        if k % n >= 9:
             got = result.outputs[-1][k]
             assert 0 < got.sum() < got.size, (k, ops[k].kind)
+
+
+def test_int8_every_pair(tmp_path):
+    # All 65536 pairs of int8 values through every int8 op: every rounding case of this
+    # quantisation, divisors at their zero point included.
+    (s1, z1), (s2, z2) = INT8_INPUTS
+    shape = (65536,)
+    ops = int8_ops(0, 1, shape)
+    a = np.repeat(np.arange(-128, 128), 256).astype(np.int8)
+    b = np.tile(np.arange(-128, 128), 256).astype(np.int8)
+    result = run(tmp_path, [T(tb.INT8, shape, s1, z1), T(tb.INT8, shape, s2, z2)], ops, [[a, b]])
+    assert result.exact
+    quotients = result.outputs[0][7]
+    assert quotients.min() == -128 and quotients.max() == 127
 
 
 SPECIAL_A = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.nan, np.inf, -np.inf, 1e30, -7.0, 3.0]
@@ -448,7 +471,7 @@ REJECTED = [
     ("SUB", [DType.UINT8] * 2, DType.UINT8, "uint8 is not supported; supported: int8, float32"),
     ("MAXIMUM", [DType.INT16] * 2, DType.INT16, "supported: int8, float32, int32"),
     ("MINIMUM", [F32, I32], F32, "input dtypes float32 and int32 differ"),
-    ("DIV", [I8, I8], I8, "int8 is not supported; supported: float32, int32"),
+    ("DIV", [DType.UINT8] * 2, DType.UINT8, "uint8 is not supported; supported: int8, float32"),
     ("SQUARED_DIFFERENCE", [DType.UINT8] * 2, DType.UINT8, "supported: int8, float32, int32"),
     ("PRELU", [I32, I32], I32, "int32 is not supported; supported: int8, float32"),
     ("FLOOR_DIV", [I32, I32], I32, "int32 is not supported; supported: float32"),
@@ -490,6 +513,14 @@ def test_rejects_shapes_that_do_not_broadcast():
         "shape \\[3\\] does not broadcast to \\[2, 4\\]",
         [(2, 1), (1, 4), (3,), (2, 4)],
     )
+
+
+def test_rejects_int8_div_rescaling_past_its_shifts():
+    graph = _graph("DIV", [np.int8([1, 2]), np.int8([3])], np.int8)
+    for t, scale in zip(graph.tensors, (1.0, 1e-4, 1e-4), strict=True):
+        t.data, t.quant = None, Quant((scale,), (0,))
+    with pytest.raises(CompileError, match="op 0 \\(DIV\\).*over 2\\^22; supported: up to that"):
+        lower_op(graph, graph.ops[0])
 
 
 def test_rejects_unquantised_int8_and_unsupported_activations():

@@ -4,7 +4,9 @@
  * order, since rounding at each step decides the result.
  */
 #include <tinyaot/binary.h>
+#include <tinyaot/clz.h>
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/gemmlowp.h>
 
 static float clamp_f32(float v, float lo, float hi)
 {
@@ -92,6 +94,60 @@ void tinyaot_minimum_i32(const struct tinyaot_binary_params *p, const int32_t *i
 			 const int32_t *input2, int32_t *output)
 {
 	TINYAOT_BROADCAST_EACH(&p->b, output, MIN_OF(input1[c.offset1], input2[c.offset2]));
+}
+
+/* TFLite Micro's reciprocal of a zero divisor: one_over_one_plus_x_for_x_in_0_1 of INT32_MIN,
+ * whose Newton steps overflow and wrap (gemmlowp.h's version would be undefined there).
+ */
+#define ZERO_DIVISOR_RECIPROCAL (-1515870788)
+
+/* CountLeadingSignBits, for the int8 differences DIV sees. */
+static int32_t leading_sign_bits(int32_t x)
+{
+	return x >= 0 ? tinyaot_clz32((uint32_t)x) - 1 : tinyaot_clz32((uint32_t)(-2 * x - 1));
+}
+
+/* gemmlowp's RoundingDivideByPOT as the x86-64 build of TFLite Micro the tests compare with
+ * runs it past 31, where C++ leaves it undefined: the mask is all ones and the shift count
+ * wraps mod 32. int8 DIV gets there for small dividends.
+ */
+static int32_t rdbpot_wide(int32_t x, int32_t exponent)
+{
+	if (exponent < 32) {
+		return tinyaot_rdbpot(x, exponent);
+	}
+	return (x >> (exponent & 31)) + (x >= 0 ? 1 : 0);
+}
+
+/* DivElementwise: the divisor made positive, its reciprocal by Newton-Raphson
+ * (GetReciprocal), the dividend shifted up to its headroom, and the product brought to the
+ * output scale with every shift in one rounding step.
+ */
+static int8_t div_s8_one(const struct tinyaot_div_s8_params *p, int32_t a, int32_t b)
+{
+	int32_t x = a + p->input1_offset;
+	int32_t y = b + p->input2_offset;
+
+	if (y < 0) {
+		x = -x;
+		y = -y;
+	}
+	const int32_t leading = tinyaot_clz32((uint32_t)y);
+	const int32_t inv = y == 0 ? ZERO_DIVISOR_RECIPROCAL
+				   : tinyaot_one_over_one_plus_x(
+					     (int32_t)(((uint32_t)y << leading) - 0x80000000u));
+	const int32_t headroom = leading_sign_bits(x);
+	const int32_t quotient = tinyaot_srdhm((int32_t)((uint32_t)x << headroom), inv);
+	const int32_t out = rdbpot_wide(tinyaot_srdhm(quotient, p->output_multiplier),
+					31 - leading + headroom - p->output_shift);
+
+	return (int8_t)tinyaot_clamp_i32(out + p->output_offset, p->act_min, p->act_max);
+}
+
+void tinyaot_div_s8(const struct tinyaot_div_s8_params *p, const int8_t *input1,
+		    const int8_t *input2, int8_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output, div_s8_one(p, input1[c.offset1], input2[c.offset2]));
 }
 
 void tinyaot_div_f32(const struct tinyaot_binary_f32_params *p, const float *input1,

@@ -38,6 +38,14 @@ struct tinyaot_binary_i32_params {
 	int32_t act_min, act_max;
 };
 
+struct tinyaot_div_s8_params {
+	struct tinyaot_broadcast b;
+	int32_t input1_offset, input2_offset, output_offset;
+	/* input1 scale / (input2 scale * output scale), as Q31 and shift */
+	int32_t output_multiplier, output_shift;
+	int32_t act_min, act_max;
+};
+
 struct tinyaot_squared_difference_s8_params {
 	struct tinyaot_broadcast b;
 	int32_t left_shift;
@@ -77,6 +85,8 @@ void tinyaot_minimum_f32(const struct tinyaot_binary_params *p, const float *inp
 void tinyaot_minimum_i32(const struct tinyaot_binary_params *p, const int32_t *input1,
 			 const int32_t *input2, int32_t *output);
 
+void tinyaot_div_s8(const struct tinyaot_div_s8_params *p, const int8_t *input1,
+		    const int8_t *input2, int8_t *output);
 void tinyaot_div_f32(const struct tinyaot_binary_f32_params *p, const float *input1,
 		     const float *input2, float *output);
 void tinyaot_div_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
