@@ -13,6 +13,7 @@ from harness import check_against_tflm
 from opcheck import check_inputs, load, write_model
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
+from tinyaot.ir import DType
 
 # (input shape, axis)
 CASES = [((2, 5, 7), -1), ((2, 5, 7), 1), ((3, 4), 0), ((1, 4, 4, 10), 3), ((6,), 0)]
@@ -64,4 +65,13 @@ def test_arg_max_rejects_a_variable_axis(models):
     op = next(op for op in graph.ops if op.kind == "ARG_MAX")
     graph.tensors[op.inputs[1]].data = None
     with pytest.raises(CompileError, match="ARG_MAX.*axis must be a constant"):
+        lower_op(graph, op)
+
+
+def test_arg_min_rejects_int64_indices(models):
+    # TFLM's kernel writes only int32 indices.
+    graph = load(models(True))
+    op = next(op for op in graph.ops if op.kind == "ARG_MIN")
+    graph.tensors[op.outputs[0]].dtype = DType.INT64
+    with pytest.raises(CompileError, match="ARG_MIN.*int8 -> int64 is not supported"):
         lower_op(graph, op)

@@ -65,11 +65,22 @@ def test_reductions_int8_extremes(models, tmp_path):
     assert check_inputs(path, tmp_path, sets).exact
 
 
-def test_reduce_max_rejects_a_rescaled_int8_output(models):
+@pytest.mark.parametrize("kind", ["REDUCE_MAX", "REDUCE_MIN"])
+def test_minmax_reject_a_rescaled_int8_output(models, kind):
     graph = load(models(True))
-    op = next(op for op in graph.ops if op.kind == "REDUCE_MAX")
+    op = next(op for op in graph.ops if op.kind == kind)
     out = graph.tensors[op.outputs[0]]
     assert out.quant is not None
     out.quant = type(out.quant)((out.scale * 2,), out.quant.zero_points)
-    with pytest.raises(CompileError, match="REDUCE_MAX.*input's scale and zero point"):
+    with pytest.raises(CompileError, match=f"{kind}.*input's scale and zero point"):
+        lower_op(graph, op)
+
+
+def test_sum_rejects_an_axis_outside_the_rank(models):
+    graph = load(models(False))
+    op = next(op for op in graph.ops if op.kind == "SUM")
+    axis = graph.tensors[op.inputs[1]]
+    assert axis.data is not None
+    axis.data = axis.data + 7
+    with pytest.raises(CompileError, match="SUM.*outside rank"):
         lower_op(graph, op)
