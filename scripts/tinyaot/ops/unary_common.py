@@ -1,8 +1,10 @@
-"""What the element-wise unary ops share: the float kernels' call, gemmlowp's fixed-point
-tanh on Python ints (for the int8 TANH table), and the int16 steps of the int8 HARD_SWISH.
+"""What the element-wise unary ops share: the call of a kernel that walks the elements in
+order (the float ops of crt unary.c, CAST, LOGICAL_NOT), the OpDef of a float-only op, the
+fold of a constant input, and for the int8 tables LOGISTIC/TANH's input rescaling,
+gemmlowp's fixed-point tanh on Python ints and the int16 steps of HARD_SWISH.
 
-Every function follows the interpreter's integer types and rounding step by step: a table
-entry is only exact if each intermediate is.
+The table arithmetic follows the interpreter's integer types and rounding step by step: a
+table entry is only exact if each intermediate is.
 """
 
 from __future__ import annotations
