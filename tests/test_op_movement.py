@@ -62,24 +62,25 @@ def _retyped(data: bytes, type_name: str, quant: tuple[float, int] | None = None
     return data
 
 
-def _models(root, fn, shapes, int32: bool) -> dict[str, object]:
-    """The float32 model of `fn` and its int8 (and int32) retypings, by dtype name."""
+def _models(root, fn, shapes, ints: bool) -> dict[str, object]:
+    """The float32 model of `fn` and its int8 (and int16, int32) retypings, by dtype name."""
     float32 = tfmodels.convert(fn, shapes, int8=False)
     models = {
         "float32": write_model(float32, root, "float32"),
         "int8": write_model(_retyped(float32, "INT8", INT8_QUANT), root, "int8"),
     }
-    if int32:
+    if ints:
+        models["int16"] = write_model(_retyped(float32, "INT16", (0.05, 0)), root, "int16")
         models["int32"] = write_model(_retyped(float32, "INT32"), root, "int32")
     return models
 
 
 @pytest.fixture(scope="module")
 def slicing_models(tmp_path_factory):
-    return _models(tmp_path_factory.mktemp("slicing"), slicing, SLICING_SHAPES, int32=True)
+    return _models(tmp_path_factory.mktemp("slicing"), slicing, SLICING_SHAPES, ints=True)
 
 
-@pytest.mark.parametrize("dtype", ["float32", "int8", "int32"])
+@pytest.mark.parametrize("dtype", ["float32", "int8", "int16", "int32"])
 def test_slicing_ops_match_tflm(slicing_models, dtype, tmp_path):
     path = slicing_models[dtype]
     graph = load(path)
@@ -87,6 +88,19 @@ def test_slicing_ops_match_tflm(slicing_models, dtype, tmp_path):
     for op in graph.ops:
         assert graph.tensors[op.outputs[0]].dtype.short == dtype, op.describe()
     assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
+def test_bool_slices_match_tflm(tmp_path):
+    """TFLM slices bool tensors (a byte each) with STRIDED_SLICE and SLICE."""
+    data = tfmodels.convert(lambda x: (x[::-1, 1:], tf.slice(x, [1, 0], [2, 2])), [(3, 4)], False)
+    path = write_model(_retyped(data, "BOOL"), tmp_path)
+    graph = load(path)
+    assert sorted(op.kind for op in graph.ops) == ["SLICE", "STRIDED_SLICE"]
+    assert graph.tensors[graph.inputs[0]].dtype.short == "bool"
+    rng = np.random.default_rng(2)
+    sets = [[rng.integers(0, 2, size=(3, 4)).astype(bool)] for _ in range(2)]
+    result = check_inputs(path, tmp_path, sets)
+    np.testing.assert_array_equal(result.outputs[0][1], sets[0][0][1:3, :2])
 
 
 def layout(x, z, w):
@@ -124,8 +138,8 @@ LAYOUT_OPS = {
 
 @pytest.fixture(scope="module")
 def layout_models(tmp_path_factory):
-    # TFLM's TRANSPOSE, DEPTH_TO_SPACE and SPACE_TO_DEPTH take no int32.
-    return _models(tmp_path_factory.mktemp("layout"), layout, LAYOUT_SHAPES, int32=False)
+    # TFLM's DEPTH_TO_SPACE, SPACE_TO_DEPTH and GATHER take neither int16 nor int32.
+    return _models(tmp_path_factory.mktemp("layout"), layout, LAYOUT_SHAPES, ints=False)
 
 
 @pytest.mark.parametrize("dtype", ["float32", "int8"])
@@ -267,7 +281,7 @@ def test_shape_of_another_dtype_is_rejected(tmp_path):
     graph = load(write_model(data, tmp_path))
     op = _op(graph, "SHAPE")
     graph.tensors[op.outputs[0]].dtype = DType.FLOAT32
-    with pytest.raises(CompileError, match="float32 -> float32 is not supported; supported: "):
+    with pytest.raises(CompileError, match="a float32 output is not supported; SHAPE only folds"):
         lower_op(graph, op)
 
 

@@ -20,7 +20,7 @@ def shape(graph: Graph, op: Op) -> list[int]:
 
 OP = view_op(
     "EXPAND_DIMS",
-    ("int8", "int16", "int32", "float32"),
+    ("int8", "int32", "float32"),
     shape,
     "aliased: no copy",
     inputs=(2, 2),

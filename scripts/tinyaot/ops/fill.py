@@ -6,7 +6,7 @@ from ..ir import Graph, Op
 from ..lowering import op_error
 from .movement_common import Walk, check_shape, int_vector, strided_op
 
-DTYPES = ("int8", "int16", "int32", "int64", "float32")
+DTYPES = ("int8", "int32", "float32")
 
 
 def walk(graph: Graph, op: Op) -> Walk:

@@ -59,7 +59,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "PACK",
-    ("int8", "int16", "int32", "int64", "float32"),
+    ("int8", "int16", "int32", "float32"),
     lower,
     "any axis; int8 inputs in the output's quantisation; folds constant inputs",
     inputs=(1, MAX_PARTS),

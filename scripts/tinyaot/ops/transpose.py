@@ -23,7 +23,7 @@ def walk(graph: Graph, op: Op) -> Walk:
 
 OP = strided_op(
     "TRANSPOSE",
-    ("int8", "int16", "float32"),
+    ("int8", "float32"),
     walk,
     "up to 5-D as TFLM, constant perm; folds constant data",
     inputs=(2, 2),
