@@ -61,6 +61,39 @@ void tinyaot_copy(const struct tinyaot_copy_params *p, const void *input, void *
 	} while (d >= 0);
 }
 
+void tinyaot_copy_table(const struct tinyaot_copy_table_params *p, const void *input, void *output)
+{
+	const uint8_t *in = (const uint8_t *)input;
+	uint8_t *out = (uint8_t *)output;
+	const int32_t *table[TINYAOT_COPY_MAX_DIMS];
+	int32_t index[TINYAOT_OUTER_DIMS] = {0};
+	const int32_t *inner = p->offsets;
+	const size_t run = (size_t)p->run;
+	int d;
+
+	for (d = 0; d < TINYAOT_COPY_MAX_DIMS; d++) {
+		table[d] = inner;
+		inner += p->count[d];
+	}
+	inner = table[TINYAOT_OUTER_DIMS];
+	do {
+		const uint8_t *row = in;
+
+		for (d = 0; d < TINYAOT_OUTER_DIMS; d++) {
+			row += table[d][index[d]];
+		}
+		for (int32_t i = 0; i < p->count[TINYAOT_OUTER_DIMS]; i++, out += run) {
+			memcpy(out, row + inner[i], run);
+		}
+		for (d = TINYAOT_OUTER_DIMS - 1; d >= 0; d--) {
+			if (++index[d] < p->count[d]) {
+				break;
+			}
+			index[d] = 0;
+		}
+	} while (d >= 0);
+}
+
 void tinyaot_gather(const struct tinyaot_gather_params *p, const void *input,
 		    const int32_t *indices, void *output)
 {

@@ -24,6 +24,18 @@ struct tinyaot_copy_params {
 /* Any dtype: the pointers are the input and output tensors' bytes. */
 void tinyaot_copy(const struct tinyaot_copy_params *p, const void *input, void *output);
 
+/* The same walk with an index table per dim instead of a stride: the run at (i0, ..., i5)
+ * starts at input byte offsets[i0] + offsets[count[0] + i1] + ..., the tables of the dims
+ * one after the other. For maps no stride describes (MIRROR_PAD's reflections).
+ */
+struct tinyaot_copy_table_params {
+	int32_t run;
+	int32_t count[TINYAOT_COPY_MAX_DIMS];
+	const int32_t *offsets;
+};
+
+void tinyaot_copy_table(const struct tinyaot_copy_table_params *p, const void *input, void *output);
+
 /* SPLIT, SPLIT_V, UNPACK and PACK: the whole tensor is `outer` blocks of `block` bytes, and
  * part k holds part_bytes[k] bytes of each block, the parts side by side in order.
  */
