@@ -30,7 +30,9 @@ SPECIALS = np.array(
     + [9.0, -9.0, 9.01, 20.0, -20.0, 44.0, 88.0, 88.72283, 88.72284, 89.0, -87.5, -104.0]
     + [1e4, -1e4, 3e38, -3e38, 1e-40, -1e-40, np.inf, -np.inf, np.nan]
     # Halves and integers around rounding's and floor's edges.
-    + [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, -0.3, 0.3, -2.0, 8388607.5, -8388607.5, 8388609.0],
+    + [0.5, -0.5, 1.5, -1.5, 2.5, -2.5, -0.3, 0.3, -2.0, 8388607.5, -8388607.5, 8388609.0]
+    # Next to multiples of pi/2, where SIN and COS reduce their argument hardest.
+    + [0.7853982, 1.5707964, -1.5707964, 3.1415927, 4.712389, 6.2831855, 1e22, 2.3e36],
     np.float32,
 )
 
@@ -73,6 +75,8 @@ def _ops(*kinds: str):
             "FLOOR": tf.floor,
             "CEIL": tf.math.ceil,
             "ROUND": tf.round,
+            "SIN": tf.sin,
+            "COS": tf.cos,
         }
         return tuple(ops[k](x) for k in kinds)
 
@@ -96,6 +100,8 @@ FLOAT_OPS = _ops(
     "FLOOR",
     "CEIL",
     "ROUND",
+    "SIN",
+    "COS",
 )
 # Float ops whose every step is one IEEE operation (or a comparison): bit for bit.
 EXACT = {"HARD_SWISH", "LEAKY_RELU", "ABS", "NEG", "SQUARE", "FLOOR", "CEIL", "ROUND"}
@@ -271,6 +277,8 @@ REJECTS = {
     "floor_int8": ("FLOOR", DType.INT8, {}, Q, Q, "supported: float32"),
     "ceil_int8": ("CEIL", DType.INT8, {}, Q, Q, "supported: float32"),
     "round_int8": ("ROUND", DType.INT8, {}, Q, Q, "supported: float32"),
+    "sin_int8": ("SIN", DType.INT8, {}, Q, Q, "supported: float32"),
+    "cos_int8": ("COS", DType.INT8, {}, Q, Q, "supported: float32"),
     "logical_not_int8": ("LOGICAL_NOT", DType.INT8, {}, Q, Q, "supported: bool"),
 }
 

@@ -320,6 +320,160 @@ void tinyaot_round_f32(const struct tinyaot_unary_f32_params *p, const float *in
 	}
 }
 
+/* 2/pi in binary, 256 bits after the point, behind one word of zeros so that a window
+ * may start before the point.
+ */
+static const uint32_t two_over_pi[9] = {0u,          0xa2f9836eu, 0x4e441529u,
+					0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
+					0x3c439041u, 0xfe5163abu, 0xdebbc561u};
+
+/* Bits pos .. pos + 31 after the point of 2/pi (pos >= -31). */
+static uint32_t two_over_pi_bits(int32_t pos)
+{
+	const int32_t p = pos + 31;
+	const uint64_t pair = ((uint64_t)two_over_pi[p >> 5] << 32) | two_over_pi[(p >> 5) + 1];
+
+	return (uint32_t)((pair << (p & 31)) >> 32);
+}
+
+/* x = r + q pi/2 for a finite x >= pi/4, |r| <= pi/4: returns r, *q = q mod 4. Payne and
+ * Hanek's reduction: x is m 2^e with an integer m < 2^24, so only the bits of 2/pi from
+ * weight 2 down matter for x 2/pi mod 4, and 96 of them leave over 60 bits of r for any
+ * float, however close to a multiple of pi/2.
+ */
+static float reduce_half_pi(float x, uint32_t *q)
+{
+	const uint32_t bits = to_bits(x);
+	const uint32_t m = (bits & 0x007fffffu) | 0x00800000u;
+	const int32_t e = (int32_t)(bits >> 23) - 150;
+	/* x 2/pi mod 4 = m W 2^-94 mod 4, W the 96 bits of 2/pi from weight 2 (bit e - 1). */
+	const uint32_t w[3] = {two_over_pi_bits(e - 1), two_over_pi_bits(e + 31),
+			       two_over_pi_bits(e + 63)};
+	uint32_t y[3];
+	uint64_t carry = 0;
+
+	for (int i = 2; i >= 0; i--) {
+		const uint64_t prod = (uint64_t)m * w[i] + carry;
+
+		y[i] = (uint32_t)prod;
+		carry = prod >> 32;
+	}
+	/* Round to the nearest quadrant: y[0] holds weights 2^1 .. 2^-30. */
+	*q = ((y[0] + 0x20000000u) >> 30) & 3u;
+	y[0] -= *q << 30;
+	const int negative = (y[0] & 0x80000000u) != 0u;
+
+	if (negative) {
+		/* The magnitude: the 96-bit two's complement. */
+		y[2] = ~y[2] + 1u;
+		y[1] = ~y[1] + (y[2] == 0u ? 1u : 0u);
+		y[0] = ~y[0] + (y[1] == 0u && y[2] == 0u ? 1u : 0u);
+	}
+	/* The leading 32 bits of the magnitude, and the weight of their last one. */
+	int32_t weight = -30;
+	uint32_t top = y[0];
+
+	for (int i = 1; i < 3 && top == 0u; i++) {
+		top = y[i];
+		weight -= 32;
+	}
+	uint32_t next = 0u;
+	int32_t shift = 0;
+
+	if (weight == -30) {
+		next = y[1];
+	} else if (weight == -62) {
+		next = y[2];
+	}
+	while (top != 0u && (top & 0x80000000u) == 0u) {
+		top <<= 1;
+		shift++;
+	}
+	if (shift > 0) {
+		top |= next >> (32 - shift);
+	}
+	weight -= shift;
+	/* top 2^weight, scaled in two steps: 2^weight alone may not be a normal float. */
+	const float r = (float)top * from_bits((uint32_t)(weight / 2 + 127) << 23) *
+			from_bits((uint32_t)(weight - weight / 2 + 127) << 23) * 1.57079637f;
+
+	return negative ? -r : r;
+}
+
+/* sin(r) and cos(r) for |r| <= pi/4 by their Taylor series (the next terms are below
+ * 2e-9 relative).
+ */
+static float sin_poly(float r)
+{
+	const float r2 = r * r;
+	float q = 1.0f / 362880.0f;
+
+	q = q * r2 - 1.0f / 5040.0f;
+	q = q * r2 + 1.0f / 120.0f;
+	q = q * r2 - 1.0f / 6.0f;
+	return r + r * r2 * q;
+}
+
+static float cos_poly(float r)
+{
+	const float r2 = r * r;
+	float q = -1.0f / 3628800.0f;
+
+	q = q * r2 + 1.0f / 40320.0f;
+	q = q * r2 - 1.0f / 720.0f;
+	q = q * r2 + 1.0f / 24.0f;
+	q = q * r2 - 0.5f;
+	return 1.0f + r2 * q;
+}
+
+/* sin(x) (phase 0) or cos(x) (phase 1): sin(x + phase pi/2). */
+static float sin_phase(float x, uint32_t phase)
+{
+	if (is_nan(x)) {
+		return x;
+	}
+	const float a = x < 0.0f ? -x : x;
+
+	if (to_bits(a) == F32_INF_BITS) {
+		return from_bits(F32_NAN_BITS);
+	}
+	uint32_t q = 0u;
+	const float r = a < 0.785398163f ? a : reduce_half_pi(a, &q);
+	/* sin(-x) = -sin(x): the quadrant of -x is the mirror of x's. */
+	float y;
+
+	q = (x < 0.0f && phase == 0u ? q + 2u : q) + phase;
+	switch (q & 3u) {
+	case 0u:
+		y = sin_poly(r);
+		break;
+	case 1u:
+		y = cos_poly(r);
+		break;
+	case 2u:
+		y = -sin_poly(r);
+		break;
+	default:
+		y = -cos_poly(r);
+		break;
+	}
+	return y;
+}
+
+void tinyaot_sin_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		output[i] = sin_phase(input[i], 0u);
+	}
+}
+
+void tinyaot_cos_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		output[i] = sin_phase(input[i], 1u);
+	}
+}
+
 void tinyaot_logical_not_bool(const struct tinyaot_unary_bool_params *p, const uint8_t *input,
 			      uint8_t *output)
 {

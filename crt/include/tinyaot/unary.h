@@ -40,6 +40,8 @@ void tinyaot_floor_f32(const struct tinyaot_unary_f32_params *p, const float *in
 void tinyaot_ceil_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
 /* Halves to even, as TFLite's RoundToNearest. */
 void tinyaot_round_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
+void tinyaot_sin_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
+void tinyaot_cos_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output);
 /* bool is one byte, 0 or 1, as TFLite stores it. */
 void tinyaot_logical_not_bool(const struct tinyaot_unary_bool_params *p, const uint8_t *input,
 			      uint8_t *output);
