@@ -114,6 +114,6 @@ OP = OpDef(
     "RESIZE_BILINEAR",
     ("int8", "float32"),
     lower,
-    "4-D, constant size, align_corners or half_pixel_centers; int8 keeps its quantisation",
+    "4-D, constant size, align_corners or half_pixel_centers; int8 not rescaled (as in TFLM)",
     inputs=(2, 2),
 )

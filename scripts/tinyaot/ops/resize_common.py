@@ -6,9 +6,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .. import quant
 from ..ir import DType, Graph, Op, Tensor
-from ..lowering import op_error, require_const, require_quant
+from ..lowering import op_error, require_const
 
 
 @dataclass(frozen=True)
@@ -27,7 +26,8 @@ class Resize:
 
 def resize_geometry(graph: Graph, op: Op) -> Resize:
     """The 4-D input, the constant 2-value size and the output they make, as TFLM's Prepare
-    requires them; int8 input and output in one quantisation (neither kernel rescales)."""
+    requires them. Neither kernel rescales int8: like TFLM's, they write values in the input's
+    quantisation whatever the output's says (the converter gives both the same)."""
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     if len(inp.shape) != 4:
         raise op_error(
@@ -46,15 +46,6 @@ def resize_geometry(graph: Graph, op: Op) -> Resize:
             f"output shape {list(out.shape)} should be {[n, out_h, out_w, depth]}",
             out.index,
         )
-    if inp.dtype == DType.INT8:
-        require_quant(graph, op, [inp.index, out.index])
-        if (quant.f32(inp.scale), inp.zero_point) != (quant.f32(out.scale), out.zero_point):
-            raise op_error(
-                graph,
-                op,
-                "int8 output must have the input's scale and zero point (TFLM does not rescale)",
-                out.index,
-            )
     return Resize(
         inp,
         out,

@@ -54,6 +54,6 @@ OP = OpDef(
     "RESIZE_NEAREST_NEIGHBOR",
     ("int8", "float32"),
     lower,
-    "4-D, constant size, align_corners and half_pixel_centers; int8 keeps its quantisation",
+    "4-D, constant size, align_corners and half_pixel_centers; int8 not rescaled (as in TFLM)",
     inputs=(2, 2),
 )
