@@ -2,8 +2,9 @@
 
     python3 bench/bench.py [--layers] [--json FILE] [--opt -O2|-Os] [models...]
 
-For every model (default: all of ../shared/models) it compiles the model, builds it with the
-bare-metal harness of tests/cortex_m3 and runs it under qemu, and prints:
+For every model (default: every model of the corpus in models/ that the compiler takes) it
+compiles the model, builds it with the bare-metal harness of tests/cortex_m3 and runs it under
+qemu, and prints:
 
   ops, MACs          from the compiler (ops of the .tflite; MACs of CONV_2D, DEPTHWISE_CONV_2D
                      and FULLY_CONNECTED)
@@ -325,7 +326,7 @@ def _resolve(models: list[str]) -> list[Path]:
 def main(argv: list[str] | None = None) -> int:
     """Run the benchmark; returns 1 if any model's output differs from TFLite Micro."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("models", nargs="*", help="names in ../shared/models or .tflite paths")
+    parser.add_argument("models", nargs="*", help="corpus model names or .tflite paths")
     parser.add_argument("--layers", action="store_true", help="also per op (profiled build)")
     parser.add_argument("--json", metavar="FILE", help="write every figure here as JSON")
     parser.add_argument("--opt", default="-O2", choices=["-O2", "-Os", "-O3"], help="for timing")

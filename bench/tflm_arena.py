@@ -84,12 +84,12 @@ def tflm_arena(model_path: str) -> dict[str, int]:
 
 
 def main(argv: list[str] | None = None) -> None:
-    """Print head, tail, total and min for the given models (default: shared/models)."""
+    """Print head, tail, total and min for the given models (default: the corpus, models/)."""
     args = sys.argv[1:] if argv is None else argv
     if args:
         paths = [Path(arg) for arg in args]
     else:
-        models = Path(__file__).resolve().parents[1].parent / "shared" / "models"
+        models = Path(__file__).resolve().parents[1] / "models"
         paths = sorted(models.glob("*.tflite"))
     print(f"TFLM arena measured with {tflm_build()}")
     print(f"{'model':<36} {'head':>8} {'tail':>8} {'total':>8} {'min':>8}")

@@ -4,18 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import corpus
+import corpus_status
 import numpy as np
 import tflite
 from tflite_micro.python.tflite_micro import runtime
 
 REPO = Path(__file__).resolve().parents[1]
-MODELS = REPO.parent / "shared" / "models"
+MODELS = corpus.MODELS
 # Enough for every model here; TFLM's own need is what bench/tflm_arena.py measures.
 ARENA = 8 << 20
 
 
 def model_paths() -> list[Path]:
-    return sorted(MODELS.glob("*.tflite"))
+    """The corpus models the compiler takes (corpus_status.py), sorted by name."""
+    return corpus_status.supported_paths()
 
 
 class Reference:
@@ -32,6 +35,8 @@ class Reference:
             shape, dtype = tuple(d["shape"]), np.dtype(d["dtype"])
             if dtype.kind == "f":
                 out.append(rng.uniform(-1.0, 1.0, size=shape).astype(dtype))
+            elif dtype.kind == "b":
+                out.append(rng.integers(0, 2, size=shape).astype(dtype))
             else:
                 info = np.iinfo(dtype)
                 out.append(rng.integers(info.min, info.max, size=shape, endpoint=True, dtype=dtype))

@@ -29,11 +29,11 @@ import inprocess
 import numpy as np
 import tflite
 from host import runner
+from reference import MODELS
 from test_sanitizers import ENV, SANITIZE
 from tinyaot import frontend
 
 TESTS = Path(__file__).resolve().parent
-MODELS = TESTS.parents[1] / "shared" / "models"
 CRT_INCLUDE = TESTS.parent / "crt" / "include"
 SEED = 20240606
 # Cases per model: the small models are fast to compile, so most cases go to them;

@@ -13,7 +13,7 @@ import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
-from . import codegen, fast, report
+from . import codegen, fast, report, tflm_ops
 from .compiler import Compiled, Options, compile_model
 from .errors import CompileError
 from .ops import OPS
@@ -97,9 +97,30 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_ops(args: argparse.Namespace) -> int:
-    for name, op in OPS.items():
-        print(f"{name:<20} {','.join(op.dtypes):<20} {op.notes}".rstrip())
+    print(ops_table(markdown=args.markdown), end="")
     return 0
+
+
+def ops_table(markdown: bool = False) -> str:
+    """Every op tinyaot or TFLite Micro has: our dtypes (or "-"), whether TFLite Micro has it,
+    and our notes. The markdown form is README's table."""
+    names = sorted(set(OPS) | tflm_ops.BUILTINS | tflm_ops.CUSTOM, key=lambda n: n.upper())
+    rows = []
+    for name in names:
+        op = OPS.get(name)
+        in_tflm = "yes" if name in tflm_ops.BUILTINS | tflm_ops.CUSTOM else "no"
+        dtypes = op.signature() if op else "-"
+        rows.append((name, dtypes, in_tflm, op.notes if op else ""))
+    if markdown:
+        lines = ["| op | tinyaot dtypes | in TFLite Micro | notes |", "|---|---|---|---|"]
+        lines += [
+            f"| {n} | {d} | {t} | {notes} |".replace(" |  |", " | |") for n, d, t, notes in rows
+        ]
+        return "\n".join(line.rstrip() for line in lines) + "\n"
+    width = max(len(n) for n, *_ in rows)
+    head = f"{'op':<{width}}  {'tinyaot dtypes':<30}  {'TFLM':<4}  notes"
+    lines = [head] + [f"{n:<{width}}  {d:<30}  {t:<4}  {notes}" for n, d, t, notes in rows]
+    return "\n".join(line.rstrip() for line in lines) + "\n"
 
 
 def _model_args(p: argparse.ArgumentParser) -> None:
@@ -156,7 +177,8 @@ def parser() -> argparse.ArgumentParser:
     _model_args(r)
     r.add_argument("--svg", metavar="FILE", help="also draw the arena over time")
     r.set_defaults(func=cmd_report)
-    o = sub.add_parser("ops", help="list the supported ops and dtypes")
+    o = sub.add_parser("ops", help="list the ops of tinyaot and TFLite Micro, with dtypes")
+    o.add_argument("--markdown", action="store_true", help="as README's table")
     o.set_defaults(func=cmd_ops)
     return p
 

@@ -146,8 +146,9 @@ class OpDef:
 
     The compiler checks the signature before it calls `lower` or `fold`, so neither repeats
     it: the number of inputs (`inputs`, a range; the first `inputs[0]` must be present) and
-    outputs, the dtype of the first input (`dtypes`), and the dtype of every output: the
-    input's, or for ops that convert, one of the (input, output) pairs in `converts`.
+    outputs, the dtype of the data input (`dtypes`; the first input unless `data_input` says
+    otherwise), and the dtype of every output: the data input's, or for ops that convert, one
+    of the (input, output) pairs in `converts`.
 
     `fold` (optional) computes the outputs at compile time with NumPy when it can, usually
     when every input is constant, and returns None when it cannot. A folded op emits no code:
@@ -167,6 +168,9 @@ class OpDef:
     fold: Fold | None = None
     # The op is a CUSTOM op of this custom code (TFLite_Detection_PostProcess), not a builtin.
     custom: bool = False
+    # The input whose dtype `dtypes` and `converts` describe, where it is not the first
+    # (SPLIT's axis and TRANSPOSE_CONV's output shape come before the data).
+    data_input: int = 0
 
     def signature(self) -> str:
         """The dtypes as `tinyaot ops` and README show them."""
@@ -194,8 +198,8 @@ def check_counts(graph: Graph, op: Op, opdef: OpDef) -> None:
 
 
 def check_dtypes(graph: Graph, op: Op, opdef: OpDef) -> None:
-    """The dtypes of the first input and of every output against the op's signature."""
-    first = graph.tensor(op.inputs[0])
+    """The dtypes of the data input and of every output against the op's signature."""
+    first = graph.tensor(op.inputs[opdef.data_input])
     for t in op.outputs:
         out = graph.tensors[t]
         if opdef.converts:

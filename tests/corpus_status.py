@@ -1,0 +1,36 @@
+"""Which corpus models the compiler takes today.
+
+Every other corpus model must compile and match TFLite Micro in every suite that runs models.
+A model listed here must still fail, with exactly the error given (test_models checks both
+ways): when an op lands and it compiles, the test fails until it leaves the list, so the list
+never hides a regression or a model that works.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import corpus
+
+# model file stem -> the start of the compiler's error for it (after "error: ").
+UNSUPPORTED: dict[str, str] = {
+    "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
+    "armzoo_kws_ds_cnn_s_int16x8": "op 1 (CONV_2D), tensor 23 'model/tf.reshape/Reshape': dtype "
+    "int16 is not supported",
+    "mww_okay_nabu_v2_int8": "the model has 2 subgraphs",
+    "mww_vad_int8": "the model has 2 subgraphs",
+    "tflm_audio_preprocessor_int8": "op 4 (SignalEnergy), tensor 24 'signal_energy': dtype UINT32",
+    "tflm_dtln_noise_suppression_int8": "tensor 27 'tfl.pseudo_qconst' is a variable",
+    "tflm_keyword_scrambled_svdf_int16": "tensor 4 '' is a variable",
+    "tflm_micro_speech_lstm_int8": "tensor 16 'tfl.pseudo_qconst' is a variable",
+    "tflm_mnist_lstm_int8": "tensor 16 'tfl.pseudo_qconst' is a variable",
+}
+
+
+def supported_paths() -> list[Path]:
+    """The corpus models the compiler takes: all but UNSUPPORTED."""
+    return [p for p in corpus.model_paths() if p.stem not in UNSUPPORTED]
+
+
+def unsupported_paths() -> list[Path]:
+    return [p for p in corpus.model_paths() if p.stem in UNSUPPORTED]
