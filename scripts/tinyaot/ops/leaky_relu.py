@@ -26,15 +26,14 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         float(in_scale * np.float32(alpha) / out_scale)
     )
     identity_mult, identity_shift = quant.quantize_multiplier(float(in_scale / out_scale))
-    # A negative alpha's multiplier is negated for the multiply and the product negated
-    # back, as the reference kernel does.
-    alpha_sign = -1 if alpha_mult < 0 else 1
 
     def table(v: int) -> int:
         x = v - inp.zero_point
         if x >= 0:
             return out.zero_point + mbqm(x, identity_mult, identity_shift)
-        return out.zero_point + alpha_sign * mbqm(x, alpha_sign * alpha_mult, alpha_shift)
+        # TFLite negates a negative alpha's multiplier and the product back; both rounding
+        # steps round halves away from zero, so that is the product with the multiplier.
+        return out.zero_point + mbqm(x, alpha_mult, alpha_shift)
 
     return lut8(graph, op, table)
 
