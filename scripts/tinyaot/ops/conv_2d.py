@@ -18,10 +18,10 @@ from ..lowering import (
     op_error,
     require_const,
     require_no_dilation,
-    require_quant,
     shape4,
     window_dims,
 )
+from .weighted_common import fused_activation, int8_requant
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -42,7 +42,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     kh, kw = filt.shape[1], filt.shape[2]
     dims = window_dims(graph, op, inp, out, (kh, kw), in_c=c, out_c=oc)
     bias = bias_arg(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
-    act = int(op.options.get("FusedActivationFunction", 0))
+    act = fused_activation(op)
     macs = n * oh * ow * oc * kh * kw * c
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
     size = dtype.size
@@ -61,18 +61,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             macs=macs,
             **overlap,
         )
-    require_quant(graph, op, [inp.index, out.index])
-    require_quant(graph, op, [filt.index], per_tensor=False)
-    assert filt.quant is not None
-    if filt.quant.per_channel and filt.quant.axis != 0:
-        raise op_error(graph, op, "per-channel weights must be quantised along axis 0", filt.index)
-    if any(z != 0 for z in filt.quant.zero_points):
-        raise op_error(graph, op, "int8 weights must be symmetric (zero point 0)", filt.index)
-    mults, shifts = quant.conv_multipliers(inp, filt, out, oc)
-    lo, hi = quant.activation_range_int8(act, out, op.describe())
-    bias_t = graph.tensors[bias.index] if bias is not None else None
+    rq = int8_requant(graph, op, (inp, filt, out), oc, 0, bias)
+    mults, shifts, (lo, hi) = rq.mults, rq.shifts, rq.act
     assert filt.data is not None
-    call = lower_fast(inp, filt.data, bias_t, out, dims, mults, shifts, (lo, hi))
+    call = lower_fast(inp, filt.data, rq.bias, out, dims, mults, shifts, (lo, hi))
     if call is not None:
         return call
     params = {

@@ -15,8 +15,8 @@ from ..lowering import (
     int32_array,
     op_error,
     require_const,
-    require_quant,
 )
+from .weighted_common import fused_activation, int8_requant
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -38,7 +38,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         )
     batches = inp.num_elements // depth
     bias = bias_arg(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, units, dtype)
-    act = int(op.options.get("FusedActivationFunction", 0))
+    act = fused_activation(op)
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
     dims = {"batches": batches, "depth": depth, "units": units}
     macs = batches * depth * units
@@ -52,14 +52,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             args,
             macs=macs,
         )
-    require_quant(graph, op, [inp.index, out.index])
-    require_quant(graph, op, [filt.index], per_tensor=False)
-    assert filt.quant is not None
-    if filt.quant.per_channel and filt.quant.axis != 0:
-        raise op_error(graph, op, "per-channel weights must be quantised along axis 0", filt.index)
-    mults, shifts = quant.conv_multipliers(inp, filt, out, units)
-    lo, hi = quant.activation_range_int8(act, out, op.describe())
-    bias_t = graph.tensors[bias.index] if bias is not None else None
+    rq = int8_requant(graph, op, (inp, filt, out), units, 0, bias, symmetric=False)
+    mults, shifts, (lo, hi), bias_t = rq.mults, rq.shifts, rq.act, rq.bias
     call = lower_fast(inp, filt, bias_t, out, dims, mults, shifts, (lo, hi))
     if call is not None:
         return call

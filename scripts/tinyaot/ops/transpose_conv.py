@@ -22,8 +22,8 @@ from ..lowering import (
     int_option,
     op_error,
     require_const,
-    require_quant,
 )
+from .weighted_common import fused_activation, int8_requant
 
 
 def transpose_padding(padding: object, stride: int, out_size: int, k: int) -> int:
@@ -88,7 +88,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "reverse": 0,
     }
     bias = bias_arg(graph, op, op.inputs[3] if len(op.inputs) > 3 else None, oc, dtype)
-    act = int(op.options.get("FusedActivationFunction", 0))
+    act = fused_activation(op)
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
     macs = n * h * w * c * kh * kw * oc
     if dtype == DType.FLOAT32:
@@ -101,16 +101,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             args,
             macs=macs,
         )
-    require_quant(graph, op, [inp.index, out.index])
-    require_quant(graph, op, [filt.index], per_tensor=False)
-    assert filt.quant is not None
-    if filt.quant.per_channel and filt.quant.axis != 0:
-        raise op_error(graph, op, "per-channel weights must be quantised along axis 0", filt.index)
-    if any(z != 0 for z in filt.quant.zero_points):
-        # TFLM's kernel ignores the filter zero point; only symmetric weights mean the same.
-        raise op_error(graph, op, "int8 weights must be symmetric (zero point 0)", filt.index)
-    mults, shifts = quant.conv_multipliers(inp, filt, out, oc)
-    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    # TFLM's kernel ignores the filter zero point; only symmetric weights mean the same.
+    rq = int8_requant(graph, op, (inp, filt, out), oc, 0, bias)
+    mults, shifts, (lo, hi) = rq.mults, rq.shifts, rq.act
     params = {
         "d": dims,
         "input_offset": -inp.zero_point,
