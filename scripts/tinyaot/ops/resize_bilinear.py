@@ -14,7 +14,7 @@ import numpy as np
 
 from ..ir import DType, Graph, Op
 from ..lowering import ConstArray, KernelCall, OpDef, TensorArg, int32_array, op_error
-from .resize_common import Resize, float_scale, resize_geometry
+from .resize_common import float_scale, resize_geometry
 
 ONE = 1 << 10  # ResizeBilinearInteger's fixed-point 1
 
@@ -61,7 +61,7 @@ def float_taps(
 
 
 def offsets(
-    graph: Graph, op: Op, r: Resize, taps: list, in_size: int, step: int, name: str
+    graph: Graph, op: Op, taps: list, in_size: int, step: int, name: str
 ) -> tuple[ConstArray, list[float]]:
     """The taps' two input offsets (in elements, `step` apart per index) with the integer
     weight, or the float weights on their own."""
@@ -83,9 +83,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         )
     taps = integer_taps if r.inp.dtype == DType.INT8 else float_taps
     rows, fy = offsets(
-        graph, op, r, taps(r.in_h, r.out_h, align, half), r.in_h, r.in_w * r.depth, "height"
+        graph, op, taps(r.in_h, r.out_h, align, half), r.in_h, r.in_w * r.depth, "height"
     )
-    cols, fx = offsets(graph, op, r, taps(r.in_w, r.out_w, align, half), r.in_w, r.depth, "width")
+    cols, fx = offsets(graph, op, taps(r.in_w, r.out_w, align, half), r.in_w, r.depth, "width")
     params: dict = {
         "batches": r.batches,
         "out_h": r.out_h,
