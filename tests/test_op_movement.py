@@ -21,6 +21,7 @@ import tflite
 import tflite_builder as tb
 import tfmodels
 from harness import check_against_tflm
+from host import runner
 from opcheck import check_inputs, load, op_kinds, write_model
 from reference import Reference
 from tinyaot import codegen
@@ -181,6 +182,13 @@ def test_gather_with_runtime_indices(tmp_path):
     sets = [[table, np.array(i, dtype=np.int32)] for i in ([3, 0, 1, 1, 2], [0, 0, 3, 2, 1])]
     result = check_inputs(path, tmp_path, sets)
     np.testing.assert_array_equal(result.outputs[0][0], table[[3, 0, 1, 1, 2]])
+    # TFLM reads past the table for an index out of range; ours writes a row of zeros.
+    exe = tmp_path / "chosen" / "m_host"  # what check_inputs built
+    indices = np.array([4, -1, 2, 1 << 30, 0], dtype=np.int32)
+    got = np.frombuffer(runner.run(exe, [table.tobytes(), indices.tobytes()]), np.int8)
+    want = np.zeros((5, 3), dtype=np.int8)
+    want[[2, 4]] = table[[2, 0]]
+    np.testing.assert_array_equal(got.reshape(5, 3), want)
 
 
 def _views_model(int8: bool) -> bytes:

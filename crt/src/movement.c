@@ -161,8 +161,6 @@ static void tinyaot_pack_part(const struct tinyaot_parts_params *p, int32_t k, c
 	}
 
 TINYAOT_PARTS(s8, int8_t)
-TINYAOT_PARTS(u8, uint8_t)
 TINYAOT_PARTS(i16, int16_t)
 TINYAOT_PARTS(i32, int32_t)
-TINYAOT_PARTS(i64, int64_t)
 TINYAOT_PARTS(f32, float)

@@ -49,28 +49,20 @@ struct tinyaot_parts_params {
 /* Split: `outputs` lists the parts (written through: the list is the arena's tensors). */
 void tinyaot_split_s8(const struct tinyaot_parts_params *p, const int8_t *input,
 		      const int8_t *const *outputs);
-void tinyaot_split_u8(const struct tinyaot_parts_params *p, const uint8_t *input,
-		      const uint8_t *const *outputs);
 void tinyaot_split_i16(const struct tinyaot_parts_params *p, const int16_t *input,
 		       const int16_t *const *outputs);
 void tinyaot_split_i32(const struct tinyaot_parts_params *p, const int32_t *input,
 		       const int32_t *const *outputs);
-void tinyaot_split_i64(const struct tinyaot_parts_params *p, const int64_t *input,
-		       const int64_t *const *outputs);
 void tinyaot_split_f32(const struct tinyaot_parts_params *p, const float *input,
 		       const float *const *outputs);
 
 /* Pack: the parts in `inputs` interleaved into the output. */
 void tinyaot_pack_s8(const struct tinyaot_parts_params *p, const int8_t *const *inputs,
 		     int8_t *output);
-void tinyaot_pack_u8(const struct tinyaot_parts_params *p, const uint8_t *const *inputs,
-		     uint8_t *output);
 void tinyaot_pack_i16(const struct tinyaot_parts_params *p, const int16_t *const *inputs,
 		      int16_t *output);
 void tinyaot_pack_i32(const struct tinyaot_parts_params *p, const int32_t *const *inputs,
 		      int32_t *output);
-void tinyaot_pack_i64(const struct tinyaot_parts_params *p, const int64_t *const *inputs,
-		      int64_t *output);
 void tinyaot_pack_f32(const struct tinyaot_parts_params *p, const float *const *inputs,
 		      float *output);
 

@@ -33,16 +33,8 @@ HEADER = "tinyaot/movement.h"
 # The parts kernels have no limit of their own; this only bounds the signature check.
 MAX_PARTS = 1024
 
-# Name suffix of the parts kernels, by dtype (bool is a byte like uint8).
-SUFFIX = {
-    DType.INT8: "s8",
-    DType.UINT8: "u8",
-    DType.BOOL: "u8",
-    DType.INT16: "i16",
-    DType.INT32: "i32",
-    DType.INT64: "i64",
-    DType.FLOAT32: "f32",
-}
+# Name suffix of the parts kernels, by dtype: those TFLM's SPLIT, UNPACK and PACK all take.
+SUFFIX = {DType.INT8: "s8", DType.INT16: "i16", DType.INT32: "i32", DType.FLOAT32: "f32"}
 
 
 @dataclass
