@@ -91,17 +91,31 @@ def test_slicing_ops_match_tflm(slicing_models, dtype, tmp_path):
     assert check_against_tflm(path, tmp_path, sets=2).exact
 
 
-def test_bool_slices_match_tflm(tmp_path):
-    """TFLM slices bool tensors (a byte each) with STRIDED_SLICE and SLICE."""
-    data = tfmodels.convert(lambda x: (x[::-1, 1:], tf.slice(x, [1, 0], [2, 2])), [(3, 4)], False)
+def _bytes_model(x):
+    return x[::-1, 1:], tf.slice(x, [1, 0], [2, 2]), tf.broadcast_to(x[:1], [2, 3, 4])
+
+
+def test_bool_moves_match_tflm(tmp_path):
+    """TFLM slices and broadcasts bool tensors (a byte each)."""
+    data = tfmodels.convert(_bytes_model, [(3, 4)], int8=False)
     path = write_model(_retyped(data, "BOOL"), tmp_path)
     graph = load(path)
-    assert sorted(op.kind for op in graph.ops) == ["SLICE", "STRIDED_SLICE"]
+    assert {op.kind for op in graph.ops} == {"BROADCAST_TO", "SLICE", "STRIDED_SLICE"}
     assert graph.tensors[graph.inputs[0]].dtype.short == "bool"
     rng = np.random.default_rng(2)
     sets = [[rng.integers(0, 2, size=(3, 4)).astype(bool)] for _ in range(2)]
     result = check_inputs(path, tmp_path, sets)
-    np.testing.assert_array_equal(result.outputs[0][1], sets[0][0][1:3, :2])
+    outs = {o.shape: o for o in result.outputs[0]}
+    np.testing.assert_array_equal(outs[(2, 2)], sets[0][0][1:3, :2])
+
+
+# int32 has float32's size, which the layout models cover.
+@pytest.mark.parametrize("dtype", ["UINT8", "INT16", "INT64"])
+def test_broadcast_to_takes_any_dtype(dtype, tmp_path):
+    data = tfmodels.convert(lambda x: tf.broadcast_to(x, [2, 3, 4]), [(3, 1)], int8=False)
+    path = write_model(_retyped(data, dtype), tmp_path)
+    assert op_kinds(path) == ["BROADCAST_TO"]
+    assert check_against_tflm(path, tmp_path, sets=2).exact
 
 
 def layout(x, z, w):
