@@ -315,6 +315,10 @@ def _new_axis(graph):
     _op(graph, "STRIDED_SLICE").options["NewAxisMask"] = 2
 
 
+def _strided_slice_5d(graph):
+    graph.tensors[_op(graph, "STRIDED_SLICE").inputs[0]].shape = (1, 1, 4, 5, 3)
+
+
 def _slice_past_end(graph):
     size = graph.tensors[_op(graph, "SLICE").inputs[2]]
     size.data = np.array([3, -1, 3], dtype=np.int32)
@@ -389,6 +393,7 @@ def _batch_to_space_crops(graph):
 
 REJECTED = {
     "strided_slice_new_axis": ("STRIDED_SLICE", _new_axis, "NewAxisMask 2 is not supported"),
+    "strided_slice_5d": ("STRIDED_SLICE", _strided_slice_5d, r"rank 5 is not supported \(1 to 4\)"),
     "slice_past_end": ("SLICE", _slice_past_end, "outside 0..3"),
     "split_unequal": ("SPLIT", _unequal_split, r"output sizes \[2, 4\] .* are not equal"),
     "split_v_sizes": ("SPLIT_V", _split_v_sizes, "does not match the outputs"),

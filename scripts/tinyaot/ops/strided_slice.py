@@ -12,7 +12,7 @@ from ..ir import DType, Graph, Op
 from ..lowering import op_error
 from .movement_common import Walk, check_rank, check_shape, int_vector, row_strides, strided_op
 
-MAX_RANK = 5  # reference_ops::StridedSlice pads to 5 dims
+MAX_RANK = 4  # TFLM's Prepare: "input dim should not exceed 4"
 
 
 def _clamp(v: int, lo: int, hi: int) -> int:
@@ -75,7 +75,7 @@ OP = strided_op(
     "STRIDED_SLICE",
     ("int8", "int16", "int32", "float32", "bool"),
     walk,
-    "up to 5-D, constant begin/end/strides (negative strides, begin/end/shrink masks); "
+    "up to 4-D, constant begin/end/strides (negative strides, begin/end/shrink masks); "
     "folds constant data",
     inputs=(4, 4),
 )
