@@ -10,29 +10,32 @@
 
 #define TINYAOT_OUTER_DIMS (TINYAOT_COPY_MAX_DIMS - 1)
 
-/* Fixed-size copies compile to plain loads and stores; only odd run lengths call memcpy. */
-static uint8_t *tinyaot_copy_row(uint8_t *out, const uint8_t *in, int32_t n, int32_t stride,
-				 size_t run)
+/* Fixed-size copies compile to plain loads and stores; only odd run lengths call memcpy.
+ * Positions are byte offsets, not pointers, so that stepping past the last element of a
+ * row (or back before the first, for negative strides) never forms an invalid pointer.
+ */
+static uint8_t *tinyaot_copy_row(uint8_t *out, const uint8_t *in, int32_t at, int32_t n,
+				 int32_t stride, size_t run)
 {
 	switch (run) {
 	case 1:
-		for (int32_t i = 0; i < n; i++, in += stride) {
-			*out++ = *in;
+		for (int32_t i = 0; i < n; i++, at += stride) {
+			*out++ = in[at];
 		}
 		break;
 	case 2:
-		for (int32_t i = 0; i < n; i++, in += stride, out += 2) {
-			memcpy(out, in, 2);
+		for (int32_t i = 0; i < n; i++, at += stride, out += 2) {
+			memcpy(out, in + at, 2);
 		}
 		break;
 	case 4:
-		for (int32_t i = 0; i < n; i++, in += stride, out += 4) {
-			memcpy(out, in, 4);
+		for (int32_t i = 0; i < n; i++, at += stride, out += 4) {
+			memcpy(out, in + at, 4);
 		}
 		break;
 	default:
-		for (int32_t i = 0; i < n; i++, in += stride, out += run) {
-			memcpy(out, in, run);
+		for (int32_t i = 0; i < n; i++, at += stride, out += run) {
+			memcpy(out, in + at, run);
 		}
 		break;
 	}
@@ -41,21 +44,22 @@ static uint8_t *tinyaot_copy_row(uint8_t *out, const uint8_t *in, int32_t n, int
 
 void tinyaot_copy(const struct tinyaot_copy_params *p, const void *input, void *output)
 {
-	const uint8_t *in = (const uint8_t *)input + p->offset;
+	const uint8_t *in = (const uint8_t *)input;
 	uint8_t *out = (uint8_t *)output;
 	int32_t index[TINYAOT_OUTER_DIMS] = {0};
+	int32_t at = p->offset;
 	int d;
 
 	do {
-		out = tinyaot_copy_row(out, in, p->count[TINYAOT_OUTER_DIMS],
+		out = tinyaot_copy_row(out, in, at, p->count[TINYAOT_OUTER_DIMS],
 				       p->stride[TINYAOT_OUTER_DIMS], (size_t)p->run);
 		/* Step the outer dims like an odometer, innermost first. */
 		for (d = TINYAOT_OUTER_DIMS - 1; d >= 0; d--) {
-			in += p->stride[d];
+			at += p->stride[d];
 			if (++index[d] < p->count[d]) {
 				break;
 			}
-			in -= p->stride[d] * p->count[d];
+			at -= p->stride[d] * p->count[d];
 			index[d] = 0;
 		}
 	} while (d >= 0);
@@ -122,8 +126,8 @@ static void tinyaot_split_part(const struct tinyaot_parts_params *p, int32_t k, 
 	for (int32_t i = 0; i < k; i++) {
 		in += p->part_bytes[i];
 	}
-	for (int32_t o = 0; o < p->outer; o++, in += p->block, out += n) {
-		memcpy(out, in, n);
+	for (int32_t o = 0; o < p->outer; o++, out += n) {
+		memcpy(out, in + (size_t)o * (size_t)p->block, n);
 	}
 }
 
@@ -135,8 +139,8 @@ static void tinyaot_pack_part(const struct tinyaot_parts_params *p, int32_t k, c
 	for (int32_t i = 0; i < k; i++) {
 		out += p->part_bytes[i];
 	}
-	for (int32_t o = 0; o < p->outer; o++, in += n, out += p->block) {
-		memcpy(out, in, n);
+	for (int32_t o = 0; o < p->outer; o++, in += n) {
+		memcpy(out + (size_t)o * (size_t)p->block, in, n);
 	}
 }
 

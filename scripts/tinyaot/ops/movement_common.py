@@ -51,10 +51,6 @@ def row_strides(shape: tuple[int, ...] | list[int]) -> list[int]:
     return strides
 
 
-def identity_walk(shape: tuple[int, ...] | list[int]) -> Walk:
-    return Walk(0, [(n, s) for n, s in zip(shape, row_strides(shape), strict=True)])
-
-
 def simplify(dims: list[tuple[int, int]]) -> tuple[int, list[tuple[int, int]]]:
     """(run, dims): size-1 dims dropped, neighbours that step evenly merged, and the
     contiguous tail taken out as the run of elements copied at once."""
@@ -140,8 +136,6 @@ def walk_values(data: np.ndarray, walk: Walk) -> np.ndarray:
 
 
 def copy_call(graph: Graph, op: Op, inp: Tensor, out: Tensor, walk: Walk) -> KernelCall:
-    if out.num_elements == 0:
-        raise op_error(graph, op, "an empty output is not supported", out.index)
     run, dims = simplify(walk.dims)
     if len(dims) > MAX_DIMS:
         raise op_error(
