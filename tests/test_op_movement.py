@@ -1,10 +1,10 @@
 """The data movement family against TFLite Micro: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V,
-UNPACK, PACK, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND, SPACE_TO_BATCH_ND,
-BROADCAST_TO, FILL, GATHER, GATHER_ND, SQUEEZE, EXPAND_DIMS, and the ops that always fold,
-SHAPE and ZEROS_LIKE.
+UNPACK, PACK, REVERSE_V2, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND,
+SPACE_TO_BATCH_ND, BROADCAST_TO, FILL, GATHER, GATHER_ND, MIRROR_PAD, SQUEEZE, EXPAND_DIMS,
+and the ops that always fold: SHAPE, BROADCAST_ARGS and ZEROS_LIKE.
 
 Each model holds several cases of several ops as separate outputs, so one build covers many
-(the family's tests share few builds). The int8, int32 and bool models are the float32 ones
+(the family's tests share few builds). The int8, int16, int32 and bool models are the float32 ones
 with their data tensors retyped (int8 all with one scale and zero point, as the converter
 makes them for these ops): the ops never look at the values, and the converter leaves some
 of them (UNPACK) in float32.
@@ -42,11 +42,13 @@ def slicing(x, y):
         *tf.split(y, [1, 3, 2], axis=-1),
         *tf.unstack(y, axis=1),
         tf.stack([y[:, 0], y[:, 2], y[:, 3]], axis=2),
+        tf.reverse(x, [1, 2]),
+        tf.reverse(y, [-1]),
     )
 
 
 SLICING_SHAPES = [(1, 4, 5, 3), (3, 4, 6)]
-SLICING_OPS = {"STRIDED_SLICE", "SLICE", "SPLIT", "SPLIT_V", "UNPACK", "PACK"}
+SLICING_OPS = {"STRIDED_SLICE", "SLICE", "SPLIT", "SPLIT_V", "UNPACK", "PACK", "REVERSE_V2"}
 
 
 INT8_QUANT = (0.05, -5)
@@ -92,21 +94,31 @@ def test_slicing_ops_match_tflm(slicing_models, dtype, tmp_path):
 
 
 def _bytes_model(x):
-    return x[::-1, 1:], tf.slice(x, [1, 0], [2, 2]), tf.broadcast_to(x[:1], [2, 3, 4])
+    return (
+        x[::-1, 1:],
+        tf.slice(x, [1, 0], [2, 2]),
+        tf.broadcast_to(x[:1], [2, 3, 4]),
+        tf.reverse(x, [0, 1]),
+    )
 
 
 def test_bool_moves_match_tflm(tmp_path):
-    """TFLM slices and broadcasts bool tensors (a byte each)."""
+    """TFLM slices, broadcasts and reverses bool tensors (a byte each)."""
     data = tfmodels.convert(_bytes_model, [(3, 4)], int8=False)
     path = write_model(_retyped(data, "BOOL"), tmp_path)
     graph = load(path)
-    assert {op.kind for op in graph.ops} == {"BROADCAST_TO", "SLICE", "STRIDED_SLICE"}
+    assert {op.kind for op in graph.ops} == {
+        "BROADCAST_TO",
+        "SLICE",
+        "STRIDED_SLICE",
+        "REVERSE_V2",
+    }
     assert graph.tensors[graph.inputs[0]].dtype.short == "bool"
     rng = np.random.default_rng(2)
     sets = [[rng.integers(0, 2, size=(3, 4)).astype(bool)] for _ in range(2)]
     result = check_inputs(path, tmp_path, sets)
-    outs = {o.shape: o for o in result.outputs[0]}
-    np.testing.assert_array_equal(outs[(2, 2)], sets[0][0][1:3, :2])
+    np.testing.assert_array_equal(result.outputs[0][1], sets[0][0][1:3, :2])
+    np.testing.assert_array_equal(result.outputs[0][3], sets[0][0][::-1, ::-1])
 
 
 # int32 has float32's size, which the layout models cover.
@@ -307,6 +319,22 @@ def test_shape_of_another_dtype_is_rejected(tmp_path):
         lower_op(graph, op)
 
 
+def test_broadcast_args_folds(tmp_path):
+    def fn(x, y):
+        return tf.broadcast_to(x, tf.broadcast_dynamic_shape(tf.shape(x), tf.shape(y)))
+
+    graph = load(write_model(tfmodels.convert(fn, [(None, 1, 3), (None, 4, 1)], False), tmp_path))
+    args = _op(graph, "BROADCAST_ARGS")
+    for op in graph.ops[: graph.ops.index(args)]:
+        assert lower_op(graph, op) is None
+    a = graph.tensors[args.inputs[0]]
+    assert lower_op(graph, args) is None
+    assert graph.tensors[args.outputs[0]].data.tolist() == [1, 4, 3]
+    a.data = np.array([1, 2, 3], dtype=np.int32)
+    with pytest.raises(CompileError, match=r"shapes \[1, 2, 3\] and \[1, 4, 1\] do not broadcast"):
+        lower_op(graph, args)
+
+
 def _op(graph, kind):
     return next(op for op in graph.ops if op.kind == kind)
 
@@ -391,9 +419,15 @@ def _batch_to_space_crops(graph):
     crops.data = np.array([[1, 1], [0, 0]], dtype=np.int32)
 
 
+def _reverse_apart(graph):
+    axes = graph.tensors[_op(graph, "REVERSE_V2").inputs[1]]
+    axes.data = np.array([0, 2], dtype=np.int32)
+
+
 REJECTED = {
     "strided_slice_new_axis": ("STRIDED_SLICE", _new_axis, "NewAxisMask 2 is not supported"),
     "strided_slice_5d": ("STRIDED_SLICE", _strided_slice_5d, r"rank 5 is not supported \(1 to 4\)"),
+    "reverse_apart": ("REVERSE_V2", _reverse_apart, "supported: neighbouring axes"),
     "slice_past_end": ("SLICE", _slice_past_end, "outside 0..3"),
     "split_unequal": ("SPLIT", _unequal_split, r"output sizes \[2, 4\] .* are not equal"),
     "split_v_sizes": ("SPLIT_V", _split_v_sizes, "does not match the outputs"),
