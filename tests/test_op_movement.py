@@ -1,7 +1,7 @@
 """The data movement family against TFLite Micro: STRIDED_SLICE, SLICE, SPLIT, SPLIT_V,
 UNPACK, PACK, REVERSE_V2, TRANSPOSE, DEPTH_TO_SPACE, SPACE_TO_DEPTH, BATCH_TO_SPACE_ND,
-SPACE_TO_BATCH_ND, BROADCAST_TO, FILL, GATHER, GATHER_ND, MIRROR_PAD, SQUEEZE, EXPAND_DIMS,
-and the ops that always fold: SHAPE, BROADCAST_ARGS and ZEROS_LIKE.
+SPACE_TO_BATCH_ND, BROADCAST_TO, FILL, GATHER, GATHER_ND, EMBEDDING_LOOKUP, MIRROR_PAD,
+SQUEEZE, EXPAND_DIMS, and the ops that always fold: SHAPE, BROADCAST_ARGS and ZEROS_LIKE.
 
 Each model holds several cases of several ops as separate outputs, so one build covers many
 (the family's tests share few builds). The int8, int16, int32 and bool models are the float32 ones
@@ -178,43 +178,60 @@ def test_layout_ops_match_tflm(layout_models, dtype, tmp_path):
     assert check_against_tflm(path, tmp_path, sets=2).exact
 
 
+EMBEDDINGS = np.arange(-6, 6, dtype=np.int8).reshape(6, 2) * 7
+
+
 def _runtime_gather_model() -> bytes:
-    """GATHER of an int8 [4, 3] table by an int32 index input [5], axis 0."""
+    """GATHER of an int8 [4, 3] table input by an int32 index input [5], axis 0, and an
+    EMBEDDING_LOOKUP of a constant int8 [6, 2] table by the same indices."""
     scale, zp = [INT8_QUANT[0]], [INT8_QUANT[1]]
     tensors = [
         tb.Tensor("table", [4, 3], tb.INT8, 0, scale, zp),
         tb.Tensor("indices", [5], tb.INT32),
         tb.Tensor("rows", [5, 3], tb.INT8, 0, scale, zp),
+        tb.Tensor("embeddings", [6, 2], tb.INT8, 1, scale, zp),
+        tb.Tensor("embedded", [5, 2], tb.INT8, 0, scale, zp),
+    ]
+    ops = [
+        tb.Operator(0, [0, 1], [2], "GatherOptions", {"Axis": 0}),
+        tb.Operator(1, [1, 3], [4]),
     ]
     return tb.build(
         tb.Model(
-            subgraphs=[
-                tb.SubGraph(
-                    tensors,
-                    [tb.Operator(0, [0, 1], [2], "GatherOptions", {"Axis": 0})],
-                    inputs=[0, 1],
-                    outputs=[2],
-                )
-            ],
-            opcodes=[tb.OpCode(tb.OPS.GATHER)],
+            subgraphs=[tb.SubGraph(tensors, ops, inputs=[0, 1], outputs=[2, 4])],
+            opcodes=[tb.OpCode(tb.OPS.GATHER), tb.OpCode(tb.OPS.EMBEDDING_LOOKUP)],
+            buffers=[tb.Buffer(), tb.Buffer(tb.int8_bytes(EMBEDDINGS))],
         )
     )
 
 
-def test_gather_with_runtime_indices(tmp_path):
+def test_gather_and_embedding_lookup_with_runtime_indices(tmp_path):
     path = write_model(_runtime_gather_model(), tmp_path)
-    assert op_kinds(path) == ["GATHER"]
+    assert op_kinds(path) == ["GATHER", "EMBEDDING_LOOKUP"]
     table = np.arange(-60, 60, 10, dtype=np.int8).reshape(4, 3)
     sets = [[table, np.array(i, dtype=np.int32)] for i in ([3, 0, 1, 1, 2], [0, 0, 3, 2, 1])]
     result = check_inputs(path, tmp_path, sets)
     np.testing.assert_array_equal(result.outputs[0][0], table[[3, 0, 1, 1, 2]])
-    # TFLM reads past the table for an index out of range; ours writes a row of zeros.
+    np.testing.assert_array_equal(result.outputs[0][1], EMBEDDINGS[[3, 0, 1, 1, 2]])
+    # Out of range, TFLM's GATHER reads past the table and EMBEDDING_LOOKUP fails the invoke;
+    # ours writes rows of zeros.
     exe = tmp_path / "chosen" / "m_host"  # what check_inputs built
     indices = np.array([4, -1, 2, 1 << 30, 0], dtype=np.int32)
     got = np.frombuffer(runner.run(exe, [table.tobytes(), indices.tobytes()]), np.int8)
-    want = np.zeros((5, 3), dtype=np.int8)
-    want[[2, 4]] = table[[2, 0]]
-    np.testing.assert_array_equal(got.reshape(5, 3), want)
+    rows = np.zeros((5, 3), dtype=np.int8)
+    rows[[2, 4]] = table[[2, 0]]
+    embedded = np.zeros((5, 2), dtype=np.int8)
+    embedded[[0, 2, 4]] = EMBEDDINGS[[4, 2, 0]]
+    np.testing.assert_array_equal(got[:15].reshape(5, 3), rows)
+    np.testing.assert_array_equal(got[15:].reshape(5, 2), embedded)
+
+
+def test_hybrid_embedding_lookup_is_rejected(tmp_path):
+    graph = load(write_model(_runtime_gather_model(), tmp_path))
+    out = graph.tensors[graph.ops[1].outputs[0]]
+    out.dtype, out.quant = DType.FLOAT32, None
+    with pytest.raises(CompileError, match="int8 table with a float32 output is not supported"):
+        compile_graph(graph, Options("m"), "m.tflite")
 
 
 def _views_model(int8: bool) -> bytes:
