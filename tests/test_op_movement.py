@@ -181,16 +181,19 @@ def test_layout_ops_match_tflm(layout_models, dtype, tmp_path):
 EMBEDDINGS = np.arange(-6, 6, dtype=np.int8).reshape(6, 2) * 7
 
 
-def _runtime_gather_model() -> bytes:
-    """GATHER of an int8 [4, 3] table input by an int32 index input [5], axis 0, and an
-    EMBEDDING_LOOKUP of a constant int8 [6, 2] table by the same indices."""
-    scale, zp = [INT8_QUANT[0]], [INT8_QUANT[1]]
+def _runtime_gather_model(int8: bool = True) -> bytes:
+    """GATHER of a [4, 3] table input by an int32 index input [5], axis 0, and an
+    EMBEDDING_LOOKUP of a constant [6, 2] table by the same indices."""
+    dtype, scale, zp = tb.FLOAT32, None, None
+    if int8:
+        dtype, scale, zp = tb.INT8, [INT8_QUANT[0]], [INT8_QUANT[1]]
+    embeddings = EMBEDDINGS if int8 else EMBEDDINGS.astype("<f4") / 8
     tensors = [
-        tb.Tensor("table", [4, 3], tb.INT8, 0, scale, zp),
+        tb.Tensor("table", [4, 3], dtype, 0, scale, zp),
         tb.Tensor("indices", [5], tb.INT32),
-        tb.Tensor("rows", [5, 3], tb.INT8, 0, scale, zp),
-        tb.Tensor("embeddings", [6, 2], tb.INT8, 1, scale, zp),
-        tb.Tensor("embedded", [5, 2], tb.INT8, 0, scale, zp),
+        tb.Tensor("rows", [5, 3], dtype, 0, scale, zp),
+        tb.Tensor("embeddings", [6, 2], dtype, 1, scale, zp),
+        tb.Tensor("embedded", [5, 2], dtype, 0, scale, zp),
     ]
     ops = [
         tb.Operator(0, [0, 1], [2], "GatherOptions", {"Axis": 0}),
@@ -200,7 +203,7 @@ def _runtime_gather_model() -> bytes:
         tb.Model(
             subgraphs=[tb.SubGraph(tensors, ops, inputs=[0, 1], outputs=[2, 4])],
             opcodes=[tb.OpCode(tb.OPS.GATHER), tb.OpCode(tb.OPS.EMBEDDING_LOOKUP)],
-            buffers=[tb.Buffer(), tb.Buffer(tb.int8_bytes(EMBEDDINGS))],
+            buffers=[tb.Buffer(), tb.Buffer(embeddings.tobytes())],
         )
     )
 
@@ -224,6 +227,14 @@ def test_gather_and_embedding_lookup_with_runtime_indices(tmp_path):
     embedded[[0, 2, 4]] = EMBEDDINGS[[4, 2, 0]]
     np.testing.assert_array_equal(got[:15].reshape(5, 3), rows)
     np.testing.assert_array_equal(got[15:].reshape(5, 2), embedded)
+
+
+def test_float32_gather_and_embedding_lookup_with_runtime_indices(tmp_path):
+    path = write_model(_runtime_gather_model(int8=False), tmp_path)
+    table = np.linspace(-1, 1, 12, dtype=np.float32).reshape(4, 3)
+    result = check_inputs(path, tmp_path, [[table, np.array([2, 3, 0, 0, 1], dtype=np.int32)]])
+    assert result.exact
+    np.testing.assert_array_equal(result.outputs[0][1], EMBEDDINGS[[2, 3, 0, 0, 1]] / 8)
 
 
 def test_hybrid_embedding_lookup_is_rejected(tmp_path):

@@ -151,6 +151,9 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
             _alias(graph, op, lowered, root)
         else:
             steps.append(Step(op, lowered))
+    # Lowering may add tensors (a kernel's scratch, which only its step uses).
+    for t in graph.tensors:
+        root.setdefault(t.index, t.index)
     for t in graph.inputs + graph.outputs:
         if graph.tensors[t].is_const:
             raise CompileError(
