@@ -225,7 +225,8 @@ def symbol_sizes(exe: Path) -> dict[str, tuple[str, int]]:
 
 
 def name_of(model: Path) -> str:
-    return model.stem[:32]
+    """The model's file name as a C prefix (the compiler takes 1 to 32 identifier characters)."""
+    return ("m_" + re.sub(r"\W", "_", model.stem))[:32]
 
 
 @pytest.fixture(scope="module")
@@ -237,9 +238,9 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
 
     def make(model: Path) -> tuple[Path, Path, Path]:
         name = name_of(model)
-        gen = compile_model(model, root / name / "gen", name, "--quiet")
-        plain = build(gen, name, root / name / "info", crt)
-        lean = build(gen, name, root / name / "lean", lean_crt, lean_flag)
+        gen = compile_model(model, root / model.stem / "gen", name, "--quiet")
+        plain = build(gen, name, root / model.stem / "info", crt)
+        lean = build(gen, name, root / model.stem / "lean", lean_crt, lean_flag)
         return gen, plain, lean
 
     with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
