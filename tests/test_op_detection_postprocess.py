@@ -6,6 +6,9 @@ the detections TFLM writes, in its order, classes and counts exact, boxes and sc
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
+
 import numpy as np
 import pytest
 from closeness import FLOAT_RTOL, float_error
@@ -16,6 +19,9 @@ from opcheck import op_kinds, write_model
 from reference import Reference
 from tinyaot.compiler import Options, compile_graph, lower_op
 from tinyaot.errors import CompileError
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
+import runner as m3  # noqa: E402
 
 CASES = {
     # name: (build() arguments, input sets)
@@ -202,3 +208,28 @@ def test_empty_and_infinite_boxes(tmp_path):
         ref.run([tiny, scores])
     got = split_outputs(runner.run(exe, [tiny.tobytes(), scores.tobytes()]), want)
     assert not any(x.any() for x in got)
+
+
+@pytest.mark.parametrize("case", ["fast", "regular_few_detections"])
+def test_matches_tflm_on_cortex_m3(case, tmp_path):
+    """The kernel's double arithmetic (decoding, its own exp) in the Cortex-M3's soft float."""
+    if m3.missing_tools():
+        pytest.skip(f"no Cortex-M3 toolchain or qemu: {', '.join(m3.missing_tools())}")
+    args, _ = CASES[case]
+    path = write_model(build(seed=len(case), **args), tmp_path, case)
+    gen = compile_model(path, tmp_path / "gen", "m")
+    ref = Reference(path)
+    rng = np.random.default_rng(11)
+    sets = [_inputs(ref, rng, ties=bool(i % 2)) for i in range(4)]
+    result = m3.build_and_run(
+        gen, "m", [[x.tobytes() for x in s] for s in sets], workdir=tmp_path / "m3", jobs=1
+    )
+    assert result.ok, result.log
+    regular = bool(args.get("use_regular_nms", False))
+    detected = 0
+    for s, raw in zip(sets, result.outputs, strict=True):
+        want = ref.run(s)
+        got = split_outputs(b"".join(raw), want)
+        _compare(got, want, regular, int(args.get("max_detections", 10)))
+        detected += int(want[3][0])
+    assert detected > 0
