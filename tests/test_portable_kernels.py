@@ -3,7 +3,7 @@ quantisation variants the converter does not make by default.
 
 Every other test compiles with the fast kernels wherever they are exact, which leaves the
 portable int8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD kernels unexercised on
-the int8 models. Here the shared models and small TensorFlow-built ones run with the fast
+the int8 models. Here the corpus models and small TensorFlow-built ones run with the fast
 kernels off; the per-tensor convolution weights and per-channel fully connected weights run
 both ways. float32 DEPTHWISE_CONV_2D (no shared model has one) is covered here too.
 """
@@ -20,6 +20,7 @@ from harness import check_against_tflm, tinyaot
 from opcheck import write_model
 from reference import model_paths
 from tinyaot import cli, fast, frontend
+from tinyaot.compiler import Options, compile_model
 
 PORTABLE = ("--no-fast-kernels",)
 
@@ -32,7 +33,7 @@ def kernels(gen: Path) -> set[str]:
 def test_switch_leaves_only_portable_kernels(tmp_path):
     """KWS uses every fast int8 kernel; the switch must remove them all, and restore the
     module setting for an in-process caller."""
-    kws = next(p for p in model_paths() if "kws" in p.name)
+    kws = next(p for p in model_paths() if p.stem == "mlperf_tiny_kws_dscnn_int8")
     fast_out = tinyaot("report", str(kws))
     portable_out = tinyaot("report", str(kws), *PORTABLE)
     assert fast_out.returncode == portable_out.returncode == 0
@@ -48,8 +49,14 @@ def test_switch_leaves_only_portable_kernels(tmp_path):
 
 
 @pytest.mark.parametrize("model", model_paths(), ids=lambda p: p.stem)
-def test_shared_model_portable(tmp_path, model):
-    check_against_tflm(model, tmp_path, sets=2, options=PORTABLE)
+def test_model_portable(tmp_path, model):
+    """A model whose compile picks fast kernels, again with the portable ones only. One input
+    set: the generated cases below vary shapes and options more. A model without fast kernels
+    compiles to the code test_models.py already runs."""
+    steps = compile_model(model, Options(name="m")).steps
+    if not any("fast" in s.call.function for s in steps):
+        return
+    check_against_tflm(model, tmp_path, sets=1, options=PORTABLE)
     assert not [k for k in kernels(tmp_path / "gen") if "fast" in k]
 
 
