@@ -17,13 +17,13 @@ UNSUPPORTED: dict[str, str] = {
     "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
     "armzoo_kws_ds_cnn_s_int16x8": "op 1 (CONV_2D), tensor 23 'model/tf.reshape/Reshape': dtype "
     "int16 is not supported",
-    "mww_okay_nabu_v2_int8": "the model has 2 subgraphs",
-    "mww_vad_int8": "the model has 2 subgraphs",
     "tflm_audio_preprocessor_int8": "op 4 (SignalEnergy), tensor 24 'signal_energy': dtype UINT32",
-    "tflm_dtln_noise_suppression_int8": "tensor 27 'tfl.pseudo_qconst' is a variable",
-    "tflm_keyword_scrambled_svdf_int16": "tensor 4 '' is a variable",
-    "tflm_micro_speech_lstm_int8": "tensor 16 'tfl.pseudo_qconst' is a variable",
-    "tflm_mnist_lstm_int8": "tensor 16 'tfl.pseudo_qconst' is a variable",
+    "tflm_dtln_noise_suppression_int8": "tensor 29 'input_to_input_intermediate' has an empty "
+    "shape [0]",
+    "tflm_keyword_scrambled_svdf_int16": "op 0 (QUANTIZE), tensor 0 '': int16 -> int8 is not "
+    "supported",
+    "tflm_micro_speech_lstm_int8": "tensor 18 'input_to_input_intermediate' has an empty shape [0]",
+    "tflm_mnist_lstm_int8": "tensor 18 'input_to_input_intermediate' has an empty shape [0]",
 }
 
 

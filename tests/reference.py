@@ -43,6 +43,8 @@ class Reference:
         return out
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        """One invocation from the model's initial state (what a fresh process of ours runs)."""
+        self.interp.reset()
         for i, x in enumerate(inputs):
             self.interp.set_input(x, i)
         self.interp.invoke()

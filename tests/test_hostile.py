@@ -172,7 +172,7 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     ),
     "two_subgraphs": (
         fc(lambda m, sg: m.subgraphs.append(copy.deepcopy(sg))),
-        "the model has 2 subgraphs; only models with exactly one subgraph are supported",
+        "the model has 2 subgraphs; subgraph 1 is not the initialisation subgraph of a CALL_ONCE",
     ),
     "no_subgraphs": (
         fc(lambda m, sg: m.subgraphs.clear()),
@@ -233,7 +233,7 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
     ),
     "variable_tensor": (
         fc(lambda m, sg: setattrs(sg.tensors[0], is_variable=True)),
-        "tensor 0 'input' is a variable; stateful models are not supported",
+        "tensor 0 'input' is a variable and a graph input or output, which is not supported",
     ),
     "conv_dilation": (conv(dilation=2), "op 0 (CONV_2D): dilation 2x2 is not supported (only 1x1)"),
     "conv_tanh": (

@@ -142,13 +142,20 @@ def generate(c: Compiled) -> dict[str, str]:
         if t.is_const:
             return weights[t.index]
         const = "" if a.writable else "const "
-        return f"({const}{t.dtype.ctype} *)(arena + {c.offset(t.index)}u)"
+        return f"({const}{t.dtype.ctype} *)({where(t.index)})"
+
+    def where(tensor: int) -> str:
+        """The tensor's address: in the state buffer or in the arena."""
+        off = c.state_offset(tensor)
+        if off is not None:
+            return f"state + {off}u"
+        return f"arena + {c.offset(tensor)}u"
 
     def untyped(a: TensorArg) -> str:
         """A tensor's address as a void *. A constant loses its const here: a custom kernel's
         contract is not to write its inputs."""
         t = graph.tensors[a.index]
-        return f"(void *){weights[t.index]}" if t.is_const else f"arena + {c.offset(t.index)}u"
+        return f"(void *){weights[t.index]}" if t.is_const else where(t.index)
 
     calls = []
     custom_tables: list[str] = []
@@ -220,6 +227,7 @@ def generate(c: Compiled) -> dict[str, str]:
             f"const struct {name}_outputs *outputs",
             "uint8_t *arena",
         ],
+        "state": _state(c),
         "dsp_guard": DSP_GUARD,
         "wrap": wrap,
         "cstr": cnames.string,
@@ -229,6 +237,30 @@ def generate(c: Compiled) -> dict[str, str]:
         f"{name}.h": _ENV.get_template("model.h.j2").render(ctx),
         f"{name}.c": _ENV.get_template("model.c.j2").render(ctx),
     }
+
+
+def _state(c: Compiled) -> dict[str, object] | None:
+    """What the templates need of the model's state: its size, its slots (each reset by a
+    memset when its initial bytes are all one value, else copied from an array), the flag."""
+    layout = c.state
+    if not layout.size:
+        return None
+    slots = []
+    for k, slot in enumerate(layout.slots):
+        lines = None
+        if slot.fill is None:
+            lines = cnames.array_body(np.frombuffer(slot.initial, np.uint8))
+        slots.append(
+            {
+                "name": slot.name,
+                "offset": slot.offset,
+                "size": slot.size,
+                "fill": slot.fill,
+                "array": f"{c.options.name}_state_init{k}",
+                "lines": lines,
+            }
+        )
+    return {"size": layout.size, "flag": layout.flag_offset, "slots": slots}
 
 
 def _custom_call(

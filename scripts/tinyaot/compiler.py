@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import custom, frontend, planner
+from . import custom, frontend, planner, state
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
 from .lowering import (
@@ -66,9 +66,15 @@ class Compiled:
     plan: planner.Plan
     macs: int = 0
     notes: list[str] = field(default_factory=list)
+    # Where the model's state lives in its state buffer (state.py; size 0: no state).
+    state: state.StateLayout = field(default_factory=state.StateLayout)
 
     def offset(self, tensor: int) -> int:
         return self.plan.offsets[self.root[tensor]]
+
+    def state_offset(self, tensor: int) -> int | None:
+        """The tensor's offset in the state buffer, None when it is not state."""
+        return self.state.offset(self.root[tensor])
 
     def weight_tensors(self) -> list[Tensor]:
         """Constant model tensors that kernels read, in first-use order."""
@@ -141,9 +147,12 @@ def compile_model(path: str | Path, options: Options) -> Compiled:
 
 
 def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
+    layout = state.resolve(graph, _evaluate)
     root = {t.index: t.index for t in graph.tensors}
     steps: list[Step] = []
     for op in graph.ops:
+        if op.kind in state.RESOLVED:
+            continue
         lowered = lower_op(graph, op, options.custom_ops)
         if lowered is None:
             continue
@@ -174,6 +183,7 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
         root=root,
         plan=plan,
         macs=sum(s.call.macs for s in steps),
+        state=layout,
     )
     if options.arena_budget and plan.size > options.arena_budget:
         raise CompileError(
@@ -196,10 +206,12 @@ def lower_op(graph: Graph, op: Op, custom_ops: tuple[str, ...] = ()) -> Lowered 
     elif opdef is not None and opdef.custom:
         opdef = None
     if opdef is None:
-        t = op.outputs[0]
+        writing = ""
+        if op.outputs:
+            t = op.outputs[0]
+            writing = f" writing tensor {t} '{graph.tensors[t].name}'"
         raise CompileError(
-            f"{op.describe()} writing tensor {t} '{graph.tensors[t].name}' is not supported; "
-            f"supported ops: {', '.join(OPS)}"
+            f"{op.describe()}{writing} is not supported; supported ops: {', '.join(OPS)}"
         )
     try:
         check_counts(graph, op, opdef)
@@ -212,6 +224,16 @@ def lower_op(graph: Graph, op: Op, custom_ops: tuple[str, ...] = ()) -> Lowered 
         if str(exc).startswith(op.describe()):
             raise
         raise CompileError(f"{op.describe()}: {exc}") from None
+
+
+def _evaluate(graph: Graph, op: Op) -> bool:
+    """Whether the op's outputs are constants once folded (a view of a constant included):
+    how state.py runs an initialisation subgraph at compile time."""
+    lowered = lower_op(graph, op)
+    if isinstance(lowered, Alias) and graph.tensors[lowered.source].is_const:
+        _alias(graph, op, lowered, {})
+        return True
+    return lowered is None
 
 
 def _fold(graph: Graph, op: Op, fold: Fold) -> bool:
@@ -256,7 +278,9 @@ def _buffers(graph: Graph, steps: list[Step], root: dict[int, int]) -> list[plan
         touch(t, -1)
     for i, step in enumerate(steps):
         for arg in tensor_args(step.call.args):
-            if not graph.tensors[arg.index].is_const:
+            t = graph.tensors[root[arg.index]]
+            # State lives in the state buffer, outside the plan.
+            if not t.is_const and not t.variable:
                 touch(arg.index, i)
     for t in graph.outputs:
         touch(t, len(steps))
@@ -273,6 +297,8 @@ def _overlaps(
     last = {b.key: b.end for b in buffers}
     rules = []
     for i, step in enumerate(steps):
+        if not step.op.outputs:
+            continue
         out = root[step.op.outputs[0]]
         for rule in step.call.inplace:
             inp = root[rule.input]

@@ -32,6 +32,8 @@ _OPTION_CLASSES = {
     for k, v in vars(tflite.BuiltinOptions).items()
     if not k.startswith("_") and isinstance(v, int)
 }
+# Ops that write no tensor: they act on state (state.py).
+_NO_OUTPUTS = ("ASSIGN_VARIABLE", "CALL_ONCE")
 # Shapes beyond this many elements cannot be meant for a microcontroller, and
 # their byte counts would overflow the 32-bit size fields of the runtime.
 MAX_ELEMENTS = 1 << 28
@@ -62,16 +64,46 @@ class _Reader:
     def __init__(self, data: bytes) -> None:
         self.data = data
         self.model = tflite.Model.GetRootAsModel(data, 0)
+        # Tensor index -> its dtype's name, for the subgraph being read.
         self.unsupported: dict[int, str] = {}
 
     def graph(self) -> Graph:
         model = self.model
-        if model.SubgraphsLength() != 1:
-            raise CompileError(
-                f"the model has {model.SubgraphsLength()} subgraphs; "
-                "only models with exactly one subgraph are supported"
-            )
-        sg = model.Subgraphs(0)
+        count = model.SubgraphsLength()
+        if count == 0:
+            raise CompileError("the model has 0 subgraphs; it needs one to compile")
+        graph = self._subgraph(0)
+        if not graph.inputs or not graph.outputs:
+            raise CompileError("the model has no inputs or no outputs")
+        # The other subgraphs compile only as CALL_ONCE's initialisation subgraphs, which the
+        # compiler evaluates (state.py); control flow (IF, WHILE) calls them otherwise.
+        called = {
+            op.options.get("InitSubgraphIndex"): op for op in graph.ops if op.kind == "CALL_ONCE"
+        }
+        for op in called.values():
+            index = op.options.get("InitSubgraphIndex")
+            if not isinstance(index, int) or not 0 < index < count:
+                raise CompileError(
+                    f"{op.describe()} calls subgraph {index}, which is not one of the model's "
+                    f"other {count - 1} subgraphs"
+                )
+        for i in range(1, count):
+            if i not in called:
+                raise CompileError(
+                    f"the model has {count} subgraphs; subgraph {i} is not the initialisation "
+                    "subgraph of a CALL_ONCE (control flow such as IF and WHILE is not supported)"
+                )
+            graph.subgraphs[i] = self._subgraph(i)
+            if graph.subgraphs[i].inputs or graph.subgraphs[i].outputs:
+                raise CompileError(
+                    f"subgraph {i}, the initialisation subgraph of {called[i].describe()}, has "
+                    "inputs or outputs; CALL_ONCE's subgraph takes and gives none"
+                )
+        return graph
+
+    def _subgraph(self, index: int) -> Graph:
+        sg = self.model.Subgraphs(index)
+        self.unsupported = {}
         num_tensors = sg.TensorsLength()
         tensors = [self._tensor(sg.Tensors(i), i) for i in range(num_tensors)]
 
@@ -87,14 +119,17 @@ class _Reader:
 
         inputs = tensor_list(sg.InputsAsNumpy(), "a graph input")
         outputs = tensor_list(sg.OutputsAsNumpy(), "a graph output")
-        if not inputs or not outputs:
-            raise CompileError("the model has no inputs or no outputs")
         ops = []
         for i in range(sg.OperatorsLength()):
             ops.append(self._op(sg.Operators(i), i, num_tensors))
         graph = Graph(tensors=tensors, ops=ops, inputs=inputs, outputs=outputs)
-        self._check_dtypes(graph)
-        _check_order(graph)
+        try:
+            self._check_dtypes(graph)
+            _check_order(graph)
+        except CompileError as exc:
+            if index == 0:
+                raise
+            raise CompileError(f"subgraph {index}: {exc}") from None
         return graph
 
     def _check_dtypes(self, graph: Graph) -> None:
@@ -141,13 +176,24 @@ class _Reader:
                 )
         if t.Sparsity() is not None:
             raise CompileError(f"{where} is sparse; sparse tensors are not supported")
-        if t.IsVariable():
-            raise CompileError(f"{where} is a variable; stateful models are not supported")
+        if ttype == tflite.TensorType.RESOURCE:
+            # A resource variable's handle: no data of its own (state.py gives it a slot).
+            self.unsupported.pop(index, None)
+            return Tensor(index=index, name=name, dtype=DType.INT32, shape=shape, resource=True)
         tensor = Tensor(index=index, name=name, dtype=dtype, shape=shape)
         if index in self.unsupported:
             return tensor
         tensor.quant = self._quant(t, where)
         tensor.data = self._buffer(t.Buffer(), tensor, where)
+        if t.IsVariable():
+            # TFLite Micro never reads a variable tensor's buffer: it fills the tensor with its
+            # zero point (int8) or zeros when it allocates and resets it.
+            if tensor.data is not None:
+                raise CompileError(
+                    f"{where} is a variable tensor with initial data, which TFLite Micro "
+                    "ignores; only variable tensors without data are supported"
+                )
+            tensor.variable = True
         return tensor
 
     def _quant(self, t: tflite.Tensor, where: str) -> Quant | None:
@@ -238,7 +284,7 @@ class _Reader:
                     f"op {index} ({kind}) has output tensor {v}, which does not exist"
                 )
             outs.append(v)
-        if not outs:
+        if not outs and kind not in _NO_OUTPUTS:
             raise CompileError(f"op {index} ({kind}) has no outputs")
         return Op(index=index, kind=kind, inputs=ins, outputs=outs, options=options)
 
@@ -270,7 +316,7 @@ def _options(o: tflite.Operator) -> dict[str, object]:
 
 def _check_order(graph: Graph) -> None:
     """TFLite runs ops in file order: every input must exist before its op runs."""
-    ready = set(graph.inputs) | {t.index for t in graph.tensors if t.is_const}
+    ready = set(graph.inputs) | {t.index for t in graph.tensors if t.is_const or t.variable}
     for op in graph.ops:
         for t in op.inputs:
             if t is not None and t not in ready:

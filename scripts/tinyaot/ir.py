@@ -56,6 +56,11 @@ class Tensor:
     shape: tuple[int, ...]
     quant: Quant | None = None
     data: np.ndarray | None = None
+    # State, kept across invocations in the state buffer, never in the arena (state.py): a
+    # variable tensor (LSTM, SVDF) or a resource variable's slot.
+    variable: bool = False
+    # A resource handle (VAR_HANDLE's output): names a resource variable, holds no data.
+    resource: bool = False
 
     @property
     def is_const(self) -> bool:
@@ -100,6 +105,8 @@ class Graph:
     ops: list[Op]
     inputs: list[int]
     outputs: list[int]
+    # The model's other subgraphs by index (CALL_ONCE's initialisation subgraphs).
+    subgraphs: dict[int, Graph] = field(default_factory=dict)
 
     def tensor(self, index: int | None) -> Tensor:
         assert index is not None
