@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import tflite
 from harness import REPO, compile_model, split_outputs, tinyaot
 from host import runner
 from reference import MODELS, Reference
@@ -273,3 +274,81 @@ def test_init_subgraph_that_is_not_call_once_is_refused(tmp_path):
     done = tinyaot("compile", str(path), "--name", "m", "--output-dir", str(tmp_path / "o"))
     assert done.returncode == 2 and done.stderr.count("\n") == 1
     assert "subgraph 1 is not the initialisation subgraph of a CALL_ONCE" in done.stderr
+
+
+INIT = np.array([[0.5, -1.0, 2.0, 3.25]], np.float32)
+
+
+def accumulator(init: bool = True, call_once_last: bool = False) -> bytes:
+    """y = x + acc; acc = y, acc a resource variable that CALL_ONCE's subgraph sets to INIT
+    (which no memset gives), or left to TFLite Micro's zero fill without one."""
+    import tflite_builder as tb  # noqa: PLC0415 - only these tests build models
+
+    resource = tflite.TensorType.RESOURCE
+    name = {"SharedName": "acc"}
+    ops = [
+        tb.Operator(1, [], [1], "VarHandleOptions", name),
+        tb.Operator(2, [1], [2]),
+        tb.Operator(3, [0, 2], [3], "AddOptions", {"FusedActivationFunction": 0}),
+        tb.Operator(4, [1, 3], []),
+    ]
+    subgraphs = [
+        tb.SubGraph(
+            [
+                tb.Tensor("x", [1, 4], tb.FLOAT32),
+                tb.Tensor("acc", [], resource),
+                tb.Tensor("read", [1, 4], tb.FLOAT32),
+                tb.Tensor("y", [1, 4], tb.FLOAT32),
+            ],
+            ops,
+            inputs=[0],
+            outputs=[3],
+        )
+    ]
+    if init:
+        call = tb.Operator(0, [], [], "CallOnceOptions", {"InitSubgraphIndex": 1})
+        ops.insert(len(ops) - 1 if call_once_last else 0, call)
+        subgraphs.append(
+            tb.SubGraph(
+                [tb.Tensor("acc", [], resource), tb.Tensor("init", [1, 4], tb.FLOAT32, 1)],
+                [
+                    tb.Operator(1, [], [0], "VarHandleOptions", name),
+                    tb.Operator(4, [0, 1], []),
+                ],
+                inputs=[],
+                outputs=[],
+                name="init",
+            )
+        )
+    codes = [tb.OPS.CALL_ONCE, tb.OPS.VAR_HANDLE, tb.OPS.READ_VARIABLE, tb.OPS.ADD]
+    model = tb.Model(
+        subgraphs=subgraphs,
+        opcodes=[tb.OpCode(c) for c in [*codes, tb.OPS.ASSIGN_VARIABLE]],
+        buffers=[tb.Buffer(), tb.Buffer(INIT.tobytes())],
+    )
+    return tb.build(model)
+
+
+@pytest.mark.parametrize("init", [True, False], ids=["call_once", "zero_fill"])
+def test_initial_values_as_tflm(init, tmp_path, runtime):
+    """An initial image that is not one byte repeated (a copy from flash), and the zero fill
+    of a variable no CALL_ONCE sets."""
+    path = tmp_path / "acc.tflite"
+    path.write_bytes(accumulator(init))
+    exe = build(tmp_path, runtime, path)
+    inputs = sequence(path, STEPS, 8)
+    want = tflm_sequence(path, inputs)
+    first = inputs[0][0] + (INIT if init else 0)
+    assert np.array_equal(want[0][0], first), "TFLite Micro's start is not the one assumed"
+    check(run(exe, "invoke", STEPS, inputs), want)
+    check(run(exe, "reset", 2 * STEPS, inputs + inputs), want + want)
+    source = (tmp_path / "m" / "m.c").read_text()
+    assert ("m_state_init0" in source) == init
+
+
+def test_call_once_after_the_variables_is_refused(tmp_path):
+    path = tmp_path / "late.tflite"
+    path.write_bytes(accumulator(call_once_last=True))
+    done = tinyaot("compile", str(path), "--name", "m", "--output-dir", str(tmp_path / "o"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert "(CALL_ONCE) comes after op 1 (READ_VARIABLE)" in done.stderr

@@ -62,7 +62,7 @@ class Operator:
     # (e.g. {"FusedActivationFunction": 4}); the union type is looked up from the name
     # unless options_type overrides it.
     options_name: str | None = None
-    options: dict[str, int | bool] = field(default_factory=dict)
+    options: dict[str, int | bool | str] = field(default_factory=dict)
     options_type: int | None = None
 
 
@@ -132,10 +132,12 @@ def _tensor(b: flatbuffers.Builder, t: Tensor) -> int:
     return tflite.TensorEnd(b)
 
 
-def _options(b: flatbuffers.Builder, name: str, fields: dict[str, int | bool]) -> int:
+def _options(b: flatbuffers.Builder, name: str, fields: dict[str, int | bool | str]) -> int:
+    # Strings (VAR_HANDLE's shared name) are written before the table that points at them.
+    strings = {k: b.CreateString(v) for k, v in fields.items() if isinstance(v, str)}
     getattr(tflite, f"{name}Start")(b)
     for key, value in fields.items():
-        getattr(tflite, f"{name}Add{key}")(b, value)
+        getattr(tflite, f"{name}Add{key}")(b, strings.get(key, value))
     return getattr(tflite, f"{name}End")(b)
 
 

@@ -93,7 +93,10 @@ class _Reader:
                     f"the model has {count} subgraphs; subgraph {i} is not the initialisation "
                     "subgraph of a CALL_ONCE (control flow such as IF and WHILE is not supported)"
                 )
-            graph.subgraphs[i] = self._subgraph(i)
+            try:
+                graph.subgraphs[i] = self._subgraph(i)
+            except CompileError as exc:
+                raise CompileError(f"subgraph {i}: {exc}") from None
             if graph.subgraphs[i].inputs or graph.subgraphs[i].outputs:
                 raise CompileError(
                     f"subgraph {i}, the initialisation subgraph of {called[i].describe()}, has "
@@ -123,13 +126,8 @@ class _Reader:
         for i in range(sg.OperatorsLength()):
             ops.append(self._op(sg.Operators(i), i, num_tensors))
         graph = Graph(tensors=tensors, ops=ops, inputs=inputs, outputs=outputs)
-        try:
-            self._check_dtypes(graph)
-            _check_order(graph)
-        except CompileError as exc:
-            if index == 0:
-                raise
-            raise CompileError(f"subgraph {index}: {exc}") from None
+        self._check_dtypes(graph)
+        _check_order(graph)
         return graph
 
     def _check_dtypes(self, graph: Graph) -> None:

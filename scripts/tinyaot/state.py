@@ -97,13 +97,16 @@ def _handles(graph: Graph, where: str) -> dict[int, tuple[str, str]]:
     for op in graph.ops:
         if op.kind in ("READ_VARIABLE", "ASSIGN_VARIABLE"):
             want = (1, 1) if op.kind == "READ_VARIABLE" else (2, 0)
-            if (len(op.inputs), len(op.outputs)) != want or op.inputs[0] not in handles:
+            shape = (len(op.inputs), len(op.outputs))
+            if shape != want or None in op.inputs or op.inputs[0] not in handles:
                 raise CompileError(
                     f"{where}{op.describe()} needs {want[0]} inputs, the first a VAR_HANDLE's "
                     f"output, and {want[1]} outputs"
                 )
         resources = [t for t in [*op.inputs, *op.outputs] if t is not None]
         resources = [t for t in resources if graph.tensors[t].resource]
+        if op.kind == "CALL_ONCE" and (op.inputs or op.outputs):
+            raise CompileError(f"{where}{op.describe()} must have no inputs and no outputs")
         if resources and op.kind not in STATE_OPS:
             t = graph.tensors[resources[0]]
             raise CompileError(
