@@ -241,7 +241,7 @@ def test_hybrid_embedding_lookup_is_rejected(tmp_path):
     graph = load(write_model(_runtime_gather_model(), tmp_path))
     out = graph.tensors[graph.ops[1].outputs[0]]
     out.dtype, out.quant = DType.FLOAT32, None
-    with pytest.raises(CompileError, match="int8 table with a float32 output is not supported"):
+    with pytest.raises(CompileError, match="output dtype float32 differs from input int8"):
         compile_graph(graph, Options("m"), "m.tflite")
 
 

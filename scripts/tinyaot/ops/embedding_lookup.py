@@ -14,8 +14,6 @@ from ..ir import Graph, Op
 from ..lowering import KernelCall, OpDef, TensorArg, op_error
 from .movement_common import check_shape, gather_call
 
-DTYPES = ("int8", "float32")
-
 
 def _check(graph: Graph, op: Op) -> None:
     ids, table = graph.tensor(op.inputs[0]), graph.tensor(op.inputs[1])
@@ -51,13 +49,12 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     return gather_call(graph, op, table, out, rows, TensorArg(ids.index), ids.num_elements)
 
 
-# The signature check reads input 0, the int32 ids: the output's dtype is the table's.
 OP = OpDef(
     "EMBEDDING_LOOKUP",
-    ("int32",),
+    ("int8", "float32"),
     lower,
-    "int32 ids, an int8 or float32 table; an id out of range gives zeros (TFLM fails)",
+    "int32 ids; an id out of range gives zeros (TFLM fails)",
     inputs=(2, 2),
-    converts=tuple(("int32", d) for d in DTYPES),
     fold=fold,
+    data_input=1,
 )

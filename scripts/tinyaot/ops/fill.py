@@ -6,8 +6,6 @@ from ..ir import Graph, Op
 from ..lowering import op_error
 from .movement_common import Walk, check_shape, int_vector, strided_op
 
-DTYPES = ("int8", "int32", "float32")
-
 
 def walk(graph: Graph, op: Op) -> Walk:
     value, out = graph.tensor(op.inputs[1]), graph.tensor(op.outputs[0])
@@ -17,13 +15,11 @@ def walk(graph: Graph, op: Op) -> Walk:
     return Walk(0, [(out.num_elements, 0)])
 
 
-# The signature check reads input 0, the int32 or int64 dims: the output's dtype is the value's.
 OP = strided_op(
     "FILL",
-    ("int32", "int64"),
+    ("int8", "int32", "float32"),
     walk,
     "constant dims; folds a constant value",
     data=1,
     inputs=(2, 2),
-    converts=tuple((i, d) for i in ("int32", "int64") for d in DTYPES),
 )

@@ -171,15 +171,12 @@ def strided_op(
     notes: str,
     data: int = 0,
     inputs: tuple[int, int] = (1, 1),
-    converts: tuple[tuple[str, str], ...] = (),
 ) -> OpDef:
-    """An op that is one walk over input `data`: tinyaot_copy, or a fold when that input is
-    constant. `walk` checks the operands and the output shape."""
+    """An op that is one walk over input `data` (whose dtype `dtypes` lists): tinyaot_copy,
+    or a fold when that input is constant. `walk` checks the operands and the output shape."""
 
     def lower(graph: Graph, op: Op) -> KernelCall:
         inp, out = graph.tensor(op.inputs[data]), graph.tensor(op.outputs[0])
-        if inp.dtype != out.dtype:
-            raise op_error(graph, op, "the data and output dtypes differ", inp.index)
         w = walk(graph, op)
         same_quant(graph, op, inp, [out])
         return copy_call(graph, op, inp, out, w)
@@ -190,7 +187,7 @@ def strided_op(
             return None
         return [walk_values(inp.data, walk(graph, op))]
 
-    return OpDef(name, dtypes, lower, notes, inputs=inputs, converts=converts, fold=fold)
+    return OpDef(name, dtypes, lower, notes, inputs=inputs, fold=fold, data_input=data)
 
 
 def view_op(
@@ -249,7 +246,6 @@ def split_op(
     data: int = 0,
     keep_axis: bool = True,
     inputs: tuple[int, int] = (1, 1),
-    converts: tuple[tuple[str, str], ...] = (),
 ) -> OpDef:
     """An op that cuts input `data` along an axis into its outputs (SPLIT, SPLIT_V, UNPACK):
     `axis_sizes` checks the operands and gives the axis and each output's size along it."""
@@ -265,8 +261,6 @@ def split_op(
     def lower(graph: Graph, op: Op) -> KernelCall:
         inp = graph.tensor(op.inputs[data])
         outs = [graph.tensor(t) for t in op.outputs]
-        if inp.dtype != outs[0].dtype:
-            raise op_error(graph, op, "the data and output dtypes differ", inp.index)
         axis, sizes = axis_sizes(graph, op)
         return split_call(graph, op, inp, outs, axis, sizes)
 
@@ -277,8 +271,8 @@ def split_op(
         notes,
         inputs=inputs,
         outputs=(1, MAX_PARTS),
-        converts=converts,
         fold=fold,
+        data_input=data,
     )
 
 

@@ -24,13 +24,11 @@ def axis_sizes(graph: Graph, op: Op) -> tuple[int, list[int]]:
     return axis, sizes
 
 
-# The signature check reads input 0, here the int32 axis: the outputs' dtypes are the data's.
 OP = split_op(
     "SPLIT",
-    ("int32",),
+    DTYPES,
     axis_sizes,
     "constant axis; int8 outputs in the input's quantisation",
     data=1,
     inputs=(2, 2),
-    converts=tuple(("int32", d) for d in DTYPES),
 )
