@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-
 from .. import inplace, quant
 from ..ir import DType, Graph, Op
 from ..lowering import (
@@ -13,6 +11,7 @@ from ..lowering import (
     op_error,
     require_quant,
 )
+from .unary_common import input_q4_rescale
 
 INPUT_INTEGER_BITS = 4
 
@@ -33,19 +32,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     # steps of 1/256 whatever scale the tensor claims.
     if out.zero_point != quant.INT8_MIN:
         raise op_error(graph, op, "int8 output must have zero point -128", out.index)
-    # CalculateArithmeticOpDataLogistic: the input scale as a Q31 and an exponent
-    # from frexp (not QuantizeMultiplier), and CalculateInputRadius in double.
-    real = float(inp.scale) * float(1 << (31 - INPUT_INTEGER_BITS))
-    q, left_shift = math.frexp(real)
-    multiplier = quant.round_half_away(q * (1 << 31))
-    if not 0 <= left_shift <= 62 or multiplier >= 1 << 31:
-        raise op_error(
-            graph, op, f"input scale {inp.scale} is out of range for the int8 logistic", inp.index
-        )
-    radius = math.floor(
-        ((1 << INPUT_INTEGER_BITS) - 1)
-        * float(1 << (31 - INPUT_INTEGER_BITS))
-        / float(1 << left_shift)
+    # CalculateArithmeticOpDataLogistic, as TANH's.
+    multiplier, left_shift, radius = input_q4_rescale(
+        graph, op, inp, INPUT_INTEGER_BITS, "logistic"
     )
     params = {
         "size": inp.num_elements,

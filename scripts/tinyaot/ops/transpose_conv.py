@@ -125,10 +125,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "TRANSPOSE_CONV",
-    ("int32",),
+    ("int8", "float32"),
     lower,
-    "int8 (per-channel weights) and float32 data; constant output shape (the first input), "
+    "per-channel or per-tensor int8 weights; constant output shape (the first input), "
     "SAME/VALID, strides, optional bias, fused RELU/RELU6/RELU_N1_TO_1",
     inputs=(3, 4),
-    converts=(("int32", "int8"), ("int32", "float32")),
+    data_input=2,
 )
