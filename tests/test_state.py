@@ -279,9 +279,10 @@ def test_init_subgraph_that_is_not_call_once_is_refused(tmp_path):
 INIT = np.array([[0.5, -1.0, 2.0, 3.25]], np.float32)
 
 
-def accumulator(init: bool = True, call_once_last: bool = False) -> bytes:
+def accumulator(init: bool = True, call_once_last: bool = False, delay: bool = False) -> bytes:
     """y = x + acc; acc = y, acc a resource variable that CALL_ONCE's subgraph sets to INIT
-    (which no memset gives), or left to TFLite Micro's zero fill without one."""
+    (which no memset gives), or left to TFLite Micro's zero fill without one. delay: acc = x,
+    assigned before the ADD reads the value read (which must be the old one)."""
     import tflite_builder as tb  # noqa: PLC0415 - only these tests build models
 
     resource = tflite.TensorType.RESOURCE
@@ -292,6 +293,9 @@ def accumulator(init: bool = True, call_once_last: bool = False) -> bytes:
         tb.Operator(3, [0, 2], [3], "AddOptions", {"FusedActivationFunction": 0}),
         tb.Operator(4, [1, 3], []),
     ]
+    if delay:
+        ops[2:] = [ops[3], ops[2]]
+        ops[2].inputs = [1, 0]
     subgraphs = [
         tb.SubGraph(
             [
@@ -329,12 +333,15 @@ def accumulator(init: bool = True, call_once_last: bool = False) -> bytes:
     return tb.build(model)
 
 
-@pytest.mark.parametrize("init", [True, False], ids=["call_once", "zero_fill"])
-def test_initial_values_as_tflm(init, tmp_path, runtime):
-    """An initial image that is not one byte repeated (a copy from flash), and the zero fill
-    of a variable no CALL_ONCE sets."""
+@pytest.mark.parametrize(
+    "init, delay", [(True, False), (False, False), (True, True)], ids=["call_once", "zero", "delay"]
+)
+def test_initial_values_as_tflm(init, delay, tmp_path, runtime):
+    """An initial image that is not one byte repeated (a copy from flash), the zero fill of a
+    variable no CALL_ONCE sets, and a value read before an assignment and used after it (a
+    copy, not a view of the state)."""
     path = tmp_path / "acc.tflite"
-    path.write_bytes(accumulator(init))
+    path.write_bytes(accumulator(init, delay=delay))
     exe = build(tmp_path, runtime, path)
     inputs = sequence(path, STEPS, 8)
     want = tflm_sequence(path, inputs)
@@ -344,6 +351,8 @@ def test_initial_values_as_tflm(init, tmp_path, runtime):
     check(run(exe, "reset", 2 * STEPS, inputs + inputs), want + want)
     source = (tmp_path / "m" / "m.c").read_text()
     assert ("m_state_init0" in source) == init
+    # The read is a view of the state unless the assignment comes before its use.
+    assert source.count("tinyaot_state_copy(") == (2 if delay else 1)
 
 
 def test_call_once_after_the_variables_is_refused(tmp_path):

@@ -168,6 +168,7 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
             raise CompileError(
                 f"graph input or output tensor {t} '{graph.tensors[t].name}' is a constant"
             )
+    steps = _read_in_place(graph, steps, root)
     buffers = _buffers(graph, steps, root)
     plan = planner.plan(buffers, _overlaps(graph, steps, root, buffers))
     problems = planner.check(plan)
@@ -263,6 +264,29 @@ def _alias(graph: Graph, op: Op, alias: Alias, root: dict[int, int]) -> None:
         out.data = src.data.reshape(out.shape)
     else:
         root[out.index] = root[src.index]
+
+
+def _read_in_place(graph: Graph, steps: list[Step], root: dict[int, int]) -> list[Step]:
+    """READ_VARIABLE as a view of the variable's slot, with no copy and no arena bytes, where
+    nothing writes the slot between the read and the value's last use (what the copy would have
+    kept) and the value is not a graph output."""
+    dropped = set()
+    for i, step in enumerate(steps):
+        if step.op.kind != "READ_VARIABLE":
+            continue
+        value, slot = root[step.op.outputs[0]], root[step.op.inputs[0]]  # type: ignore[index]
+        views = [t for t, r in root.items() if r == value]
+        if set(views) & set(graph.outputs):
+            continue
+        later = [(j, tensor_args(s.call.args)) for j, s in enumerate(steps) if j > i]
+        writes = [j for j, args in later if any(a.writable and root[a.index] == slot for a in args)]
+        end = writes[0] if writes else len(steps)
+        if any(j >= end and any(root[a.index] == value for a in args) for j, args in later):
+            continue
+        for t in views:
+            root[t] = slot
+        dropped.add(i)
+    return [s for i, s in enumerate(steps) if i not in dropped]
 
 
 def _buffers(graph: Graph, steps: list[Step], root: dict[int, int]) -> list[planner.Buffer]:

@@ -1,4 +1,6 @@
-"""READ_VARIABLE: a copy of the resource variable's bytes from the state buffer (state.py)."""
+"""READ_VARIABLE: a copy of the resource variable's bytes from the state buffer (state.py), which
+the compiler drops for a view of the state where nothing writes the variable before the value's
+last use (compiler._read_in_place)."""
 
 from __future__ import annotations
 
