@@ -82,7 +82,8 @@ def text(c: Compiled, measure_code: bool = True) -> str:
     for op in g.ops:
         step = step_of.get(op.index)
         kernel = step.call.function if step else "(view: no code)"
-        shape = "x".join(str(d) for d in g.tensors[op.outputs[0]].shape)
+        # Ops on resource variables (ASSIGN_VARIABLE, CALL_ONCE) have no output.
+        shape = "x".join(str(d) for d in g.tensors[op.outputs[0]].shape) if op.outputs else "-"
         macs = step.call.macs if step else 0
         lines.append(f"  {op.index:>3}  {op.kind:<20} {kernel:<22} {shape:<18} {macs:>10}")
     lines += [
