@@ -55,6 +55,7 @@ struct tinyaot_model_info {
 	const struct tinyaot_tensor_info *outputs;
 	int32_t num_ops;
 	uint64_t macs;
+	size_t state_size; /* bytes kept between invocations, outside the arena (0: none) */
 };
 
 /* A tensor as a custom op's kernel sees it. data points into the arena, or at a constant
