@@ -6,6 +6,7 @@ Shared by the end-to-end tests of the shared models and the per-op tests.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from dataclasses import dataclass
@@ -31,6 +32,12 @@ def tinyaot(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
         env=full_env,
         timeout=600,
     )
+
+
+def c_name(model: Path) -> str:
+    """A C prefix for the model from its file name (the compiler takes 1 to 32 identifier
+    characters, and corpus file names can be longer)."""
+    return ("m_" + re.sub(r"\W", "_", model.stem))[:32]
 
 
 def compile_model(model: Path, out: Path, name: str = "m", *options: str) -> Path:

@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import tflite
 from closeness import outputs_match
-from harness import REPO, compile_model, split_outputs, tinyaot
+from harness import REPO, c_name, compile_model, split_outputs, tinyaot
 from host import runner
 from reference import Reference, model_paths
 
@@ -224,11 +224,6 @@ def symbol_sizes(exe: Path) -> dict[str, tuple[str, int]]:
     return out
 
 
-def name_of(model: Path) -> str:
-    """The model's file name as a C prefix (the compiler takes 1 to 32 identifier characters)."""
-    return ("m_" + re.sub(r"\W", "_", model.stem))[:32]
-
-
 @pytest.fixture(scope="module")
 def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, Path, Path]]:
     """Per model: generated folder, the program, and the same built -DTINYAOT_NO_ARG_CHECKS."""
@@ -237,7 +232,7 @@ def programs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, tuple[Path, 
     crt, lean_crt = runtime(root / "crt"), runtime(root / "crt_lean", lean_flag)
 
     def make(model: Path) -> tuple[Path, Path, Path]:
-        name = name_of(model)
+        name = c_name(model)
         gen = compile_model(model, root / model.stem / "gen", name, "--quiet")
         plain = build(gen, name, root / model.stem / "info", crt)
         lean = build(gen, name, root / model.stem / "lean", lean_crt, lean_flag)
@@ -252,7 +247,7 @@ def test_info_matches_the_tflite(programs, model: Path) -> None:
     _, exe, _ = programs[model.stem]
     fields, inputs, outputs = read_info(exe)
     tfl = TfliteModel(model)
-    name = name_of(model)
+    name = c_name(model)
     assert fields["name"] == [name]
     arena, header_arena = map(int, fields["arena_size"])
     assert arena == header_arena
@@ -347,7 +342,7 @@ def test_report_text_and_svg(programs, model: Path, tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     ops, tensors, totals = parse_report(done.stdout)
 
-    header = (gen / f"{name_of(model)}.h").read_text()
+    header = (gen / f"{c_name(model)}.h").read_text()
     assert totals["arena"] == int(re.search(r"_ARENA_SIZE\s+(\d+)", header)[1])
     assert totals["weights"] == int(fields["weights_size"][0])
     assert totals["MACs"] == tfl.macs() == sum(int(row[-1]) for row in ops)
