@@ -1,0 +1,32 @@
+/* SVDF on int8 inputs and outputs, with an int16 (or int8) activation state and time weights
+ * of the same type: TFLite Micro's EvalIntegerSvdfReference. The state is a variable tensor,
+ * kept in the model's state buffer and updated in place.
+ */
+#ifndef TINYAOT_SVDF_H_
+#define TINYAOT_SVDF_H_
+
+#include <stdint.h>
+
+struct tinyaot_svdf_s8_params {
+	int32_t batches;
+	int32_t input_size;
+	int32_t filters;
+	int32_t rank;
+	int32_t memory;
+	int32_t input_zero_point;
+	int32_t output_zero_point;
+	/* input * feature weights -> state, state * time weights -> output */
+	int32_t mult1;
+	int32_t shift1;
+	int32_t mult2;
+	int32_t shift2;
+};
+
+void tinyaot_svdf_s8_s16(const struct tinyaot_svdf_s8_params *p, const int8_t *input,
+			 const int8_t *weights_feature, const int16_t *weights_time,
+			 const int32_t *bias, int16_t *state, int8_t *output);
+void tinyaot_svdf_s8_s8(const struct tinyaot_svdf_s8_params *p, const int8_t *input,
+			const int8_t *weights_feature, const int8_t *weights_time,
+			const int32_t *bias, int8_t *state, int8_t *output);
+
+#endif /* TINYAOT_SVDF_H_ */

@@ -1,0 +1,59 @@
+/* TFLite Micro's EvalIntegerSvdfReference, in its order: the whole state shifted left by one
+ * element, the feature products requantised (clamped to the state type, zero point 0) into
+ * each filter's newest element, then per unit the bias plus the time products of its rank
+ * filters, requantised to int8. The two state types share one body.
+ */
+#include <string.h>
+
+#include <tinyaot/fixedpoint.h>
+#include <tinyaot/svdf.h>
+
+#define TINYAOT_SVDF_BODY(T, LO, HI)                                                               \
+	const int32_t filters = p->filters, memory = p->memory, units = p->filters / p->rank;      \
+	const int32_t total = p->batches * filters * memory;                                       \
+                                                                                                   \
+	memmove(state, state + 1, (size_t)(total - 1) * sizeof(T));                                \
+	for (int32_t b = 0; b < p->batches; b++) {                                                 \
+		const int8_t *in = input + b * p->input_size;                                      \
+		T *st = state + b * filters * memory;                                              \
+                                                                                                   \
+		for (int32_t f = 0; f < filters; f++) {                                            \
+			const int8_t *w = weights_feature + f * p->input_size;                     \
+			int32_t dot = 0;                                                           \
+                                                                                                   \
+			for (int32_t c = 0; c < p->input_size; c++) {                              \
+				dot += w[c] * (in[c] - p->input_zero_point);                       \
+			}                                                                          \
+			dot = tinyaot_mbqm(dot, p->mult1, p->shift1);                              \
+			st[f * memory + memory - 1] = (T)tinyaot_clamp_i32(dot, LO, HI);           \
+		}                                                                                  \
+		for (int32_t u = 0; u < units; u++) {                                              \
+			int32_t acc = bias != NULL ? bias[u] : 0;                                  \
+                                                                                                   \
+			for (int32_t r = 0; r < p->rank; r++) {                                    \
+				const int32_t f = u * p->rank + r;                                 \
+				int32_t dot = 0;                                                   \
+                                                                                                   \
+				for (int32_t j = 0; j < memory; j++) {                             \
+					dot += weights_time[f * memory + j] * st[f * memory + j];  \
+				}                                                                  \
+				acc += dot;                                                        \
+			}                                                                          \
+			acc = tinyaot_mbqm(acc, p->mult2, p->shift2) + p->output_zero_point;       \
+			output[b * units + u] = (int8_t)tinyaot_clamp_i32(acc, -128, 127);         \
+		}                                                                                  \
+	}
+
+void tinyaot_svdf_s8_s16(const struct tinyaot_svdf_s8_params *p, const int8_t *input,
+			 const int8_t *weights_feature, const int16_t *weights_time,
+			 const int32_t *bias, int16_t *state, int8_t *output)
+{
+	TINYAOT_SVDF_BODY(int16_t, -32768, 32767)
+}
+
+void tinyaot_svdf_s8_s8(const struct tinyaot_svdf_s8_params *p, const int8_t *input,
+			const int8_t *weights_feature, const int8_t *weights_time,
+			const int32_t *bias, int8_t *state, int8_t *output)
+{
+	TINYAOT_SVDF_BODY(int8_t, -128, 127)
+}
