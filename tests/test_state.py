@@ -3,6 +3,7 @@ separate instances, and a stateful model in a shared arena pool."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -136,7 +137,12 @@ int main(int argc, char **argv)
 
 @pytest.fixture(scope="module")
 def runtime(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
-    """crt/src compiled once for the module's builds."""
+    """crt/src compiled once for the module's builds; under scripts/run-tests.sh, the runtime
+    built for coverage (tests/crt_coverage.py), as tests/host/runner.py links it."""
+    coverage = os.environ.get(runner.COVERAGE_DIR)
+    if coverage:
+        objects = runner.runtime_objects(Path(coverage) / "obj", runner.COVERAGE_FLAGS)
+        return [*objects, "--coverage"]
     return runner.runtime_objects(tmp_path_factory.mktemp("crt"), ())
 
 
