@@ -287,7 +287,11 @@ INIT = np.array([[0.5, -1.0, 2.0, 3.25]], np.float32)
 
 
 def accumulator(
-    init: bool = True, call_once_last: bool = False, delay: bool = False, fold: bool = False
+    init: bool = True,
+    call_once_last: bool = False,
+    delay: bool = False,
+    fold: bool = False,
+    unused: bool = False,
 ) -> bytes:
     """y = x + acc; acc = y, acc a resource variable that CALL_ONCE's subgraph sets to INIT
     (which no memset gives), or left to TFLite Micro's zero fill without one. delay: acc = x,
@@ -306,6 +310,9 @@ def accumulator(
     if delay:
         ops[2:] = [ops[3], ops[2]]
         ops[2].inputs = [1, 0]
+    if unused:  # y = x + x; the value read goes nowhere, only CALL_ONCE assigns
+        ops[2].inputs = [0, 0]
+        del ops[3]
     subgraphs = [
         tb.SubGraph(
             [
@@ -361,6 +368,17 @@ def test_initial_values_as_tflm(init, delay, fold, tmp_path, runtime):
     assert ("m_state_init0" in source) == init
     # The read is a view of the state unless the assignment comes before its use.
     assert source.count("tinyaot_state_copy(") == (2 if delay else 1)
+
+
+def test_state_no_code_reads_builds_warning_free(tmp_path, runtime):
+    """A variable read into a value nothing uses and never assigned but by CALL_ONCE: the read
+    folds away and no kernel touches the state, which must still build under -Werror."""
+    path = tmp_path / "unused.tflite"
+    path.write_bytes(accumulator(unused=True))
+    exe = build(tmp_path, runtime, path)
+    inputs = sequence(path, 2, 9)
+    check(run(exe, "invoke", 2, inputs), tflm_sequence(path, inputs))
+    assert "(void)state;" in (tmp_path / "m" / "m.c").read_text()
 
 
 def test_call_once_after_the_variables_is_refused(tmp_path):

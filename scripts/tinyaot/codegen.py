@@ -227,7 +227,7 @@ def generate(c: Compiled) -> dict[str, str]:
             f"const struct {name}_outputs *outputs",
             "uint8_t *arena",
         ],
-        "state": _state(c),
+        "state": _state(c, any("(state + " in call["code"] for call in calls)),
         "dsp_guard": DSP_GUARD,
         "wrap": wrap,
         "cstr": cnames.string,
@@ -239,7 +239,7 @@ def generate(c: Compiled) -> dict[str, str]:
     }
 
 
-def _state(c: Compiled) -> dict[str, object] | None:
+def _state(c: Compiled, used: bool) -> dict[str, object] | None:
     """What the templates need of the model's state: its size, its slots (each reset by a
     memset when its initial bytes are all one value, else copied from an array), the flag."""
     layout = c.state
@@ -260,7 +260,7 @@ def _state(c: Compiled) -> dict[str, object] | None:
                 "lines": lines,
             }
         )
-    return {"size": layout.size, "flag": layout.flag_offset, "slots": slots}
+    return {"size": layout.size, "flag": layout.flag_offset, "slots": slots, "used": used}
 
 
 def _custom_call(
