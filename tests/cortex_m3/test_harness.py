@@ -89,7 +89,7 @@ static const struct tinyaot_tensor_info fake_outputs_info[] = {
 
 const struct tinyaot_model_info fake_info = {
 	"fake", FAKE_ARENA_SIZE, 8, sizeof(fake_weights), 2, 1,
-	fake_inputs_info, fake_outputs_info, 1, 8,
+	fake_inputs_info, fake_outputs_info, 1, 8, 0,
 };
 
 static uint8_t *arena_or_pinned(uint8_t *arena)
