@@ -12,4 +12,12 @@ ruff format --check scripts tests bench samples
 echo "== clang-format"
 find crt samples tests -name '*.[ch]' -print0 | xargs -0 clang-format --dry-run -Werror
 echo "== pytest"
-python3 -m pytest -q "$@"
+# The host builds link the runtime instrumented for coverage (tests/host/runner.py); the whole
+# suite must then execute every function of crt/src and 90 % of its lines (tests/crt_coverage.py).
+coverage=$(mktemp -d)
+trap 'rm -rf "$coverage"' EXIT
+TINYAOT_COVERAGE_DIR=$coverage python3 -m pytest -q "$@"
+if [ $# -eq 0 ]; then
+	echo "== crt/src coverage"
+	python3 tests/crt_coverage.py "$coverage"
+fi

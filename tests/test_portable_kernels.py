@@ -132,6 +132,15 @@ CASES: dict[str, tuple[Callable, list[int], bool, dict[str, bool], str, str]] = 
         "dwconv_s8",
         "channel",
     ),
+    # Rows of 7 under a ReLU: a group of 6 and a tail of 1, both line routines when fast.
+    "dwconv_3x3_relu_w7": (
+        dwconv((3, 3), 1, "same", act="relu"),
+        [1, 5, 7, 16],
+        True,
+        {},
+        "dwconv_s8",
+        "channel",
+    ),
     "dwconv_per_tensor": (
         dwconv((3, 3), 1, "same"),
         [1, 6, 6, 16],
@@ -178,6 +187,8 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Callable[[str], Path]:
     return get
 
 
+# Fast routines a case's fast run must call (the only test that runs them on the host).
+FAST_ROUTINES = {"dwconv_3x3_relu_w7": "tinyaot_dw3x3_line_s1_n1"}
 # The float32 kernels have no fast version: their cases run once.
 RUNS = [(name, True) for name in CASES] + [(name, False) for name in CASES if CASES[name][2]]
 
@@ -198,3 +209,5 @@ def test_case(tmp_path, built, name, portable):
     used = kernels(tmp_path / "gen")
     if portable:
         assert used == {f"tinyaot_{kernel}"}
+    elif name in FAST_ROUTINES:
+        assert FAST_ROUTINES[name] in (tmp_path / "gen" / "m.c").read_text()
