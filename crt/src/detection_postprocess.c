@@ -17,6 +17,7 @@
 #include <stdint.h>
 #include <string.h>
 #include <tinyaot/detection_postprocess.h>
+#include <tinyaot/tinyaot.h>
 
 #define BOX_FLOATS 4
 
@@ -344,7 +345,7 @@ int tinyaot_detection_postprocess_f32(const struct tinyaot_detection_postprocess
 	num_detections[0] = 0.0f;
 	decode(p, box_encodings, anchors, w.decoded);
 	if (!boxes_valid(w.decoded, p->num_boxes)) {
-		return -1;
+		return TINYAOT_ERR_KERNEL;
 	}
 	if (p->use_regular_nms) {
 		num_detections[0] = nms_regular(p, &w, scratch, class_predictions, detection_boxes,
@@ -353,5 +354,5 @@ int tinyaot_detection_postprocess_f32(const struct tinyaot_detection_postprocess
 		num_detections[0] = nms_fast(p, &w, scratch, class_predictions, detection_boxes,
 					     detection_classes, detection_scores);
 	}
-	return 0;
+	return TINYAOT_OK;
 }

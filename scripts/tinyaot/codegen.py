@@ -188,7 +188,7 @@ def generate(c: Compiled) -> dict[str, str]:
             code += [wrap(call.function, args, indent=2), "\t}"]
             calls.append({"op": step.op, "params": params, "code": "\n".join(code)})
         else:
-            calls.append({"op": step.op, "params": params, "code": wrap(call.function, args)})
+            calls.append({"op": step.op, "params": params, "code": _call(call, args)})
 
     def ports(indices: list[int], fallback: str) -> list[Port]:
         fields = cnames.identifiers([graph.tensors[t].name for t in indices], fallback)
@@ -261,6 +261,23 @@ def _state(c: Compiled, used: bool) -> dict[str, object] | None:
             }
         )
     return {"size": layout.size, "flag": layout.flag_offset, "slots": slots, "used": used}
+
+
+def _call(call: KernelCall, args: list[str]) -> str:
+    """The kernel's call; one that returns a status is checked, and an error ends the invoke."""
+    if not call.returns_status:
+        return wrap(call.function, args)
+    return "\n".join(
+        [
+            "\t{",
+            wrap(f"const int err = {call.function}", args, indent=2),
+            "",
+            "\t\tif (err != TINYAOT_OK) {",
+            "\t\t\treturn err;",
+            "\t\t}",
+            "\t}",
+        ]
+    )
 
 
 def _custom_call(

@@ -112,6 +112,9 @@ class KernelCall:
     # Set for a custom op whose kernel the application supplies (custom.py): codegen passes
     # it a struct tinyaot_custom_call instead of a params struct, and checks its status.
     custom: CustomOp | None = None
+    # The kernel returns TINYAOT_OK or an error for input the interpreter would fail on; the
+    # invoke stops there and returns it.
+    returns_status: bool = False
 
 
 @dataclass(frozen=True)

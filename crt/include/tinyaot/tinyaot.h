@@ -17,6 +17,10 @@ extern "C" {
 #define TINYAOT_OK                   0
 #define TINYAOT_ERR_INVALID_ARGUMENT (-1)
 #define TINYAOT_ERR_MISALIGNED_ARENA (-2)
+/* A kernel met input on which the interpreter fails its invoke (a detection box that decodes
+ * empty, say); the invoke stops there.
+ */
+#define TINYAOT_ERR_KERNEL           (-3)
 
 /* Generated code places arenas and tables with these; every compiler tinyaot targets
  * (gcc, clang, armclang) understands the GNU attribute syntax.
