@@ -3,6 +3,7 @@
 #define TINYAOT_ADD_N_H_
 
 #include <stdint.h>
+#include <tinyaot/q20_sum.h>
 
 struct tinyaot_add_n_f32_params {
 	int32_t size, count;
@@ -10,11 +11,7 @@ struct tinyaot_add_n_f32_params {
 
 struct tinyaot_add_n_s8_params {
 	int32_t size, count;
-	int32_t input_offset;
-	int32_t initial; /* the sum's starting value, as TFLM computes it */
-	int32_t input_multiplier, input_shift;
-	int32_t output_multiplier, output_shift;
-	int32_t output_offset;
+	struct tinyaot_q20_sum q;
 };
 
 void tinyaot_add_n_f32(const struct tinyaot_add_n_f32_params *p, const float *const *inputs,

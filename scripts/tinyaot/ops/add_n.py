@@ -4,11 +4,10 @@ TFLite Micro's kernel takes (it rejects int32)."""
 from __future__ import annotations
 
 from .. import quant
-from ..fixedpoint import mbqm
 from ..ir import DType, Graph, Op
 from ..lowering import KernelCall, OpDef, TensorArg, TensorList, op_error, require_quant
+from .q20_common import q20_sum
 
-LEFT_SHIFT = 20  # TFLM's kAddNIntegerShift
 MAX_INPUTS = 64  # a bound for the signature check; TFLM has none
 
 
@@ -43,31 +42,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             raise op_error(
                 graph, op, "int8 inputs must share one scale and zero point (TFLM's rule)", t
             )
-    # Prepare's multipliers: each input halved into Q20 (its scale over twice itself), the sum
-    # scaled back to the output.
-    twice = 2 * float(quant.f32(first.scale))
-    in_mult, in_shift = quant.quantize_multiplier(float(quant.f32(first.scale)) / twice)
-    out_mult, out_shift = quant.quantize_multiplier(
-        twice / ((1 << LEFT_SHIFT) * float(quant.f32(out.scale)))
-    )
-    if out_shift > 0:
-        raise op_error(
-            graph,
-            op,
-            "output scale below 2^-19 of the input scale; TFLM needs a multiplier below one",
-            out.index,
-        )
     params = {
         "size": first.num_elements,
         "count": len(op.inputs),
-        "input_offset": -first.zero_point,
-        # TFLM's sum starts from the input offset rescaled, not from zero.
-        "initial": mbqm(-first.zero_point << LEFT_SHIFT, in_mult, in_shift),
-        "input_multiplier": in_mult,
-        "input_shift": in_shift,
-        "output_multiplier": out_mult,
-        "output_shift": out_shift,
-        "output_offset": out.zero_point,
+        "q": q20_sum(graph, op, first, out),
     }
     return KernelCall(
         "tinyaot_add_n_s8", "tinyaot/add_n.h", "struct tinyaot_add_n_s8_params", params, args
