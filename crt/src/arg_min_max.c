@@ -11,8 +11,8 @@ static float value(const void *input, int32_t i, int32_t f32)
 	return f32 ? ((const float *)input)[i] : (float)((const int8_t *)input)[i];
 }
 
-static void arg(const struct tinyaot_arg_min_max_params *p, const void *input, int32_t *output,
-		int32_t f32, int32_t max)
+static void tinyaot_arg(const struct tinyaot_arg_min_max_params *p, const void *input,
+			int32_t *output, int32_t f32, int32_t max)
 {
 	for (int32_t o = 0; o < p->outer; o++) {
 		for (int32_t n = 0; n < p->inner; n++) {
@@ -36,23 +36,23 @@ static void arg(const struct tinyaot_arg_min_max_params *p, const void *input, i
 void tinyaot_arg_max_s8(const struct tinyaot_arg_min_max_params *p, const int8_t *input,
 			int32_t *output)
 {
-	arg(p, input, output, 0, 1);
+	tinyaot_arg(p, input, output, 0, 1);
 }
 
 void tinyaot_arg_min_s8(const struct tinyaot_arg_min_max_params *p, const int8_t *input,
 			int32_t *output)
 {
-	arg(p, input, output, 0, 0);
+	tinyaot_arg(p, input, output, 0, 0);
 }
 
 void tinyaot_arg_max_f32(const struct tinyaot_arg_min_max_params *p, const float *input,
 			 int32_t *output)
 {
-	arg(p, input, output, 1, 1);
+	tinyaot_arg(p, input, output, 1, 1);
 }
 
 void tinyaot_arg_min_f32(const struct tinyaot_arg_min_max_params *p, const float *input,
 			 int32_t *output)
 {
-	arg(p, input, output, 1, 0);
+	tinyaot_arg(p, input, output, 1, 0);
 }

@@ -6,8 +6,8 @@
 #include <tinyaot/fixedpoint.h>
 
 /* The offsets of output element o's lhs row and rhs column. */
-static void operands(const struct tinyaot_batch_matmul_dims *d, int32_t o, int32_t *lhs,
-		     int32_t *rhs)
+static void tinyaot_operands(const struct tinyaot_batch_matmul_dims *d, int32_t o, int32_t *lhs,
+			     int32_t *rhs)
 {
 	const int32_t j = o % d->cols;
 	const int32_t i = (o / d->cols) % d->rows;
@@ -34,7 +34,7 @@ void tinyaot_batch_matmul_s8(const struct tinyaot_batch_matmul_s8_params *p, con
 	for (int32_t o = 0; o < n; o++) {
 		int32_t a, b, acc = 0;
 
-		operands(d, o, &a, &b);
+		tinyaot_operands(d, o, &a, &b);
 		for (int32_t k = 0; k < d->depth; k++) {
 			acc += (lhs[a + k * d->lhs_depth] + p->lhs_offset) *
 			       (rhs[b + k * d->rhs_depth] + p->rhs_offset);
@@ -54,7 +54,7 @@ void tinyaot_batch_matmul_f32(const struct tinyaot_batch_matmul_f32_params *p, c
 		int32_t a, b;
 		float acc = 0.0f;
 
-		operands(d, o, &a, &b);
+		tinyaot_operands(d, o, &a, &b);
 		for (int32_t k = 0; k < d->depth; k++) {
 			acc += lhs[a + k * d->lhs_depth] * rhs[b + k * d->rhs_depth];
 		}

@@ -48,7 +48,7 @@ static double pow2(int32_t k)
  * ln2 split so that k ln2 is exact: within a few ulp of double, so the floats rounded from it
  * are those of std::exp.
  */
-static double exp_f64(double x)
+static double tinyaot_exp_f64(double x)
 {
 	if (x != x) {
 		return x;
@@ -64,7 +64,7 @@ static double exp_f64(double x)
 	const double k = (double)(int32_t)(x * 1.4426950408889634 + (x < 0.0 ? -0.5 : 0.5));
 	const double r = (x - k * 6.93147180369123816490e-01) - k * 1.90821492927058770002e-10;
 	double q = 1.0 / 6227020800.0;
-	static const double inv_factorials[12] = {
+	static const double tinyaot_inv_factorials[12] = {
 		1.0 / 479001600.0,
 		1.0 / 39916800.0,
 		1.0 / 3628800.0,
@@ -80,7 +80,7 @@ static double exp_f64(double x)
 	};
 
 	for (int i = 0; i < 12; i++) {
-		q = q * r + inv_factorials[i];
+		q = q * r + tinyaot_inv_factorials[i];
 	}
 	q = q * r + 1.0;
 	/* 2^k in two steps, each a normal double even where 2^k is not. */
@@ -101,9 +101,11 @@ static void decode(const struct tinyaot_detection_postprocess_f32_params *p, con
 		const float xc =
 			(float)((double)e[1] / (double)p->x_scale * (double)a[3] + (double)a[1]);
 		const float half_h =
-			(float)(0.5 * exp_f64((double)e[2] / (double)p->h_scale) * (double)a[2]);
+			(float)(0.5 * tinyaot_exp_f64((double)e[2] / (double)p->h_scale) *
+				(double)a[2]);
 		const float half_w =
-			(float)(0.5 * exp_f64((double)e[3] / (double)p->w_scale) * (double)a[3]);
+			(float)(0.5 * tinyaot_exp_f64((double)e[3] / (double)p->w_scale) *
+				(double)a[3]);
 		float *b = boxes + i * BOX_FLOATS; /* ymin, xmin, ymax, xmax */
 
 		b[0] = yc - half_h;
@@ -155,7 +157,7 @@ static float iou(const float *boxes, int32_t i, int32_t j)
 }
 
 /* Whether box a comes before box b: higher score, or the same score and a lower index. */
-static int before(const float *scores, int32_t stride, int32_t a, int32_t b)
+static int tinyaot_before(const float *scores, int32_t stride, int32_t a, int32_t b)
 {
 	const float sa = scores[a * stride];
 	const float sb = scores[b * stride];
@@ -163,7 +165,7 @@ static int before(const float *scores, int32_t stride, int32_t a, int32_t b)
 	return sa > sb || (sa == sb && a < b);
 }
 
-/* Bottom-up merge sort of the box indices in order[0..n) by before(). */
+/* Bottom-up merge sort of the box indices in order[0..n) by tinyaot_before(). */
 static void sort_boxes(int32_t *order, int32_t *tmp, int32_t n, const float *scores, int32_t stride)
 {
 	for (int32_t width = 1; width < n; width *= 2) {
@@ -174,8 +176,8 @@ static void sort_boxes(int32_t *order, int32_t *tmp, int32_t n, const float *sco
 			int32_t j = mid;
 
 			for (int32_t k = lo; k < hi; k++) {
-				if (i < mid &&
-				    (j >= hi || !before(scores, stride, order[j], order[i]))) {
+				if (i < mid && (j >= hi || !tinyaot_before(scores, stride, order[j],
+									   order[i]))) {
 					tmp[k] = order[i++];
 				} else {
 					tmp[k] = order[j++];
@@ -187,9 +189,9 @@ static void sort_boxes(int32_t *order, int32_t *tmp, int32_t n, const float *sco
 }
 
 /* TFLM's NonMaxSuppressionSingleClassHelper: the selected boxes, best first, in selected[]. */
-static int32_t nms_single(const struct tinyaot_detection_postprocess_f32_params *p,
-			  const struct work *w, const float *scores, int32_t stride,
-			  int32_t max_out)
+static int32_t tinyaot_nms_single(const struct tinyaot_detection_postprocess_f32_params *p,
+				  const struct work *w, const float *scores, int32_t stride,
+				  int32_t max_out)
 {
 	int32_t kept = 0;
 
@@ -246,15 +248,16 @@ static float nms_fast(const struct tinyaot_detection_postprocess_f32_params *p,
 		int32_t *ci = class_index + row * k;
 		int32_t prev = -1;
 
-		/* The t-th class is the best of those after the (t-1)-th in before()'s order. */
+		/* The t-th class is the best of those after the (t-1)-th in tinyaot_before()'s
+		 * order. */
 		for (int32_t t = 0; t < k; t++) {
 			int32_t best = -1;
 
 			for (int32_t c = 0; c < p->num_classes; c++) {
-				if (prev >= 0 && !before(s, 1, prev, c)) {
+				if (prev >= 0 && !tinyaot_before(s, 1, prev, c)) {
 					continue;
 				}
-				if (best < 0 || before(s, 1, c, best)) {
+				if (best < 0 || tinyaot_before(s, 1, c, best)) {
 					best = c;
 				}
 			}
@@ -263,7 +266,7 @@ static float nms_fast(const struct tinyaot_detection_postprocess_f32_params *p,
 		}
 		max_scores[row] = s[ci[0]];
 	}
-	const int32_t selected = nms_single(p, w, max_scores, 1, p->max_detections);
+	const int32_t selected = tinyaot_nms_single(p, w, max_scores, 1, p->max_detections);
 
 	for (int32_t i = 0; i < selected; i++) {
 		const int32_t box = w->selected[i];
@@ -291,7 +294,8 @@ static float nms_regular(const struct tinyaot_detection_postprocess_f32_params *
 
 	for (int32_t col = 0; col < p->num_classes; col++) {
 		const float *s = predictions + p->label_offset + col;
-		const int32_t selected = nms_single(p, w, s, stride, p->detections_per_class);
+		const int32_t selected =
+			tinyaot_nms_single(p, w, s, stride, p->detections_per_class);
 		const int32_t total = top + selected;
 		const int32_t keep = total < p->max_detections ? total : p->max_detections;
 		int32_t i = 0;

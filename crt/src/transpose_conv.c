@@ -20,7 +20,7 @@ static int32_t first_covering(int32_t o, int32_t pad, int32_t k, int32_t stride)
 	return lo <= 0 ? 0 : (lo + stride - 1) / stride;
 }
 
-static struct window pixel_window(const struct tinyaot_conv_dims *d, int32_t pix)
+static struct window tinyaot_pixel_window(const struct tinyaot_conv_dims *d, int32_t pix)
 {
 	struct window w;
 
@@ -53,7 +53,7 @@ void tinyaot_transpose_conv_s8(const struct tinyaot_conv_s8_params *p, const int
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
 
 	for (int32_t pix = 0; pix < pixels; pix++) {
-		const struct window w = pixel_window(d, pix);
+		const struct window w = tinyaot_pixel_window(d, pix);
 
 		for (int32_t oc = 0; oc < d->out_c; oc++) {
 			int32_t acc = 0;
@@ -85,7 +85,7 @@ void tinyaot_transpose_conv_f32(const struct tinyaot_conv_f32_params *p, const f
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
 
 	for (int32_t pix = 0; pix < pixels; pix++) {
-		const struct window w = pixel_window(d, pix);
+		const struct window w = tinyaot_pixel_window(d, pix);
 
 		for (int32_t oc = 0; oc < d->out_c; oc++) {
 			float acc = 0.0f;

@@ -55,7 +55,7 @@ static float exp_full(float x)
 /* 1/sqrt(x) for a positive, finite, normal x: the bit-level first guess and three Newton
  * steps (the relative error squares each step: 2e-3, 5e-6, 3e-11, then rounding).
  */
-static float rsqrt_normal(float x)
+static float tinyaot_rsqrt_normal(float x)
 {
 	float y = from_bits(0x5f3759dfu - (to_bits(x) >> 1));
 
@@ -67,12 +67,12 @@ static float rsqrt_normal(float x)
 }
 
 /* 1/sqrt(x) for a positive finite x; subnormals scaled by 2^24 first. */
-static float rsqrt_positive(float x)
+static float tinyaot_rsqrt_positive(float x)
 {
 	if (x < 1.17549435e-38f) {
-		return rsqrt_normal(x * 16777216.0f) * 4096.0f;
+		return tinyaot_rsqrt_normal(x * 16777216.0f) * 4096.0f;
 	}
-	return rsqrt_normal(x);
+	return tinyaot_rsqrt_normal(x);
 }
 
 void tinyaot_tanh_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
@@ -180,7 +180,7 @@ void tinyaot_sqrt_f32(const struct tinyaot_unary_f32_params *p, const float *inp
 			/* sqrt(-0) is -0; NaN and +inf are their own roots. */
 			y = x;
 		} else {
-			y = x * rsqrt_positive(x);
+			y = x * tinyaot_rsqrt_positive(x);
 		}
 		output[i] = y;
 	}
@@ -200,7 +200,7 @@ void tinyaot_rsqrt_f32(const struct tinyaot_unary_f32_params *p, const float *in
 		} else if (to_bits(x) == F32_INF_BITS) {
 			y = 0.0f;
 		} else {
-			y = rsqrt_positive(x);
+			y = tinyaot_rsqrt_positive(x);
 		}
 		output[i] = y;
 	}
@@ -276,7 +276,7 @@ void tinyaot_square_f32(const struct tinyaot_unary_f32_params *p, const float *i
  * floor); below, the int32 conversion truncates, one too high for negative fractions. A
  * zero result keeps the input's sign, as std::floor(-0.0) is -0.0.
  */
-static float floor_f32(float x)
+static float tinyaot_floorf(float x)
 {
 	if (!(x > -8388608.0f && x < 8388608.0f)) {
 		return x;
@@ -292,7 +292,7 @@ static float floor_f32(float x)
 void tinyaot_floor_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
 {
 	for (int32_t i = 0; i < p->size; i++) {
-		output[i] = floor_f32(input[i]);
+		output[i] = tinyaot_floorf(input[i]);
 	}
 }
 
@@ -300,7 +300,7 @@ void tinyaot_ceil_f32(const struct tinyaot_unary_f32_params *p, const float *inp
 {
 	for (int32_t i = 0; i < p->size; i++) {
 		/* ceil(x) = -floor(-x), signs of zeros included. */
-		output[i] = -floor_f32(-input[i]);
+		output[i] = -tinyaot_floorf(-input[i]);
 	}
 }
 
@@ -308,7 +308,7 @@ void tinyaot_round_f32(const struct tinyaot_unary_f32_params *p, const float *in
 {
 	for (int32_t i = 0; i < p->size; i++) {
 		const float x = input[i];
-		const float f = floor_f32(x);
+		const float f = tinyaot_floorf(x);
 		const float diff = x - f;
 
 		/* TFLite's RoundToNearest, tests in its order (so -0.3 rounds to +0.0). */
@@ -323,15 +323,16 @@ void tinyaot_round_f32(const struct tinyaot_unary_f32_params *p, const float *in
 /* 2/pi in binary, 256 bits after the point, behind one word of zeros so that a window
  * may start before the point.
  */
-static const uint32_t two_over_pi[9] = {0u,          0xa2f9836eu, 0x4e441529u,
-					0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
-					0x3c439041u, 0xfe5163abu, 0xdebbc561u};
+static const uint32_t tinyaot_two_over_pi[9] = {0u,          0xa2f9836eu, 0x4e441529u,
+						0xfc2757d1u, 0xf534ddc0u, 0xdb629599u,
+						0x3c439041u, 0xfe5163abu, 0xdebbc561u};
 
 /* Bits pos .. pos + 31 after the point of 2/pi (pos >= -31). */
-static uint32_t two_over_pi_bits(int32_t pos)
+static uint32_t tinyaot_two_over_pi_bits(int32_t pos)
 {
 	const int32_t p = pos + 31;
-	const uint64_t pair = ((uint64_t)two_over_pi[p >> 5] << 32) | two_over_pi[(p >> 5) + 1];
+	const uint64_t pair =
+		((uint64_t)tinyaot_two_over_pi[p >> 5] << 32) | tinyaot_two_over_pi[(p >> 5) + 1];
 
 	return (uint32_t)((pair << (p & 31)) >> 32);
 }
@@ -347,8 +348,8 @@ static float reduce_half_pi(float x, uint32_t *q)
 	const uint32_t m = (bits & 0x007fffffu) | 0x00800000u;
 	const int32_t e = (int32_t)(bits >> 23) - 150;
 	/* x 2/pi mod 4 = m W 2^-94 mod 4, W the 96 bits of 2/pi from weight 2 (bit e - 1). */
-	const uint32_t w[3] = {two_over_pi_bits(e - 1), two_over_pi_bits(e + 31),
-			       two_over_pi_bits(e + 63)};
+	const uint32_t w[3] = {tinyaot_two_over_pi_bits(e - 1), tinyaot_two_over_pi_bits(e + 31),
+			       tinyaot_two_over_pi_bits(e + 63)};
 	uint32_t y[3];
 	uint64_t carry = 0;
 
@@ -403,7 +404,7 @@ static float reduce_half_pi(float x, uint32_t *q)
 /* sin(r) and cos(r) for |r| <= pi/4 by their Taylor series (the next terms are below
  * 2e-9 relative).
  */
-static float sin_poly(float r)
+static float tinyaot_sin_poly(float r)
 {
 	const float r2 = r * r;
 	float q = 1.0f / 362880.0f;
@@ -414,7 +415,7 @@ static float sin_poly(float r)
 	return r + r * r2 * q;
 }
 
-static float cos_poly(float r)
+static float tinyaot_cos_poly(float r)
 {
 	const float r2 = r * r;
 	float q = -1.0f / 3628800.0f;
@@ -427,7 +428,7 @@ static float cos_poly(float r)
 }
 
 /* sin(x) (phase 0) or cos(x) (phase 1): sin(x + phase pi/2). */
-static float sin_phase(float x, uint32_t phase)
+static float tinyaot_sin_phase(float x, uint32_t phase)
 {
 	if (is_nan(x)) {
 		return x;
@@ -445,16 +446,16 @@ static float sin_phase(float x, uint32_t phase)
 	q = (x < 0.0f && phase == 0u ? q + 2u : q) + phase;
 	switch (q & 3u) {
 	case 0u:
-		y = sin_poly(r);
+		y = tinyaot_sin_poly(r);
 		break;
 	case 1u:
-		y = cos_poly(r);
+		y = tinyaot_cos_poly(r);
 		break;
 	case 2u:
-		y = -sin_poly(r);
+		y = -tinyaot_sin_poly(r);
 		break;
 	default:
-		y = -cos_poly(r);
+		y = -tinyaot_cos_poly(r);
 		break;
 	}
 	return y;
@@ -463,14 +464,14 @@ static float sin_phase(float x, uint32_t phase)
 void tinyaot_sin_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
 {
 	for (int32_t i = 0; i < p->size; i++) {
-		output[i] = sin_phase(input[i], 0u);
+		output[i] = tinyaot_sin_phase(input[i], 0u);
 	}
 }
 
 void tinyaot_cos_f32(const struct tinyaot_unary_f32_params *p, const float *input, float *output)
 {
 	for (int32_t i = 0; i < p->size; i++) {
-		output[i] = sin_phase(input[i], 1u);
+		output[i] = tinyaot_sin_phase(input[i], 1u);
 	}
 }
 
