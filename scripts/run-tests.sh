@@ -16,7 +16,7 @@ echo "== pytest"
 # suite must then execute every function of crt/src and 90 % of its lines (tests/crt_coverage.py).
 coverage=$(mktemp -d)
 trap 'rm -rf "$coverage"' EXIT
-TINYAOT_COVERAGE_DIR=$coverage python3 -m pytest -q "$@"
+TINYAOT_COVERAGE_DIR=$coverage python3 -m pytest -q --durations=25 "$@"
 if [ $# -eq 0 ]; then
 	echo "== crt/src coverage"
 	python3 tests/crt_coverage.py "$coverage"
