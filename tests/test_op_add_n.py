@@ -15,19 +15,19 @@ from tinyaot.errors import CompileError
 SHAPE = [2, 5, 3]
 
 
-def _int_model(count: int, dtype: int, quant: tuple, out_quant: tuple) -> bytes:
-    tensors = [tb.Tensor(f"in{i}", SHAPE, dtype, 0, *quant) for i in range(count)]
-    tensors.append(tb.Tensor("output", SHAPE, dtype, 0, *out_quant))
+def _int_model(dtype: int, groups: list[tuple]) -> bytes:
+    """One ADD_N per (inputs, input quantisation, output quantisation) group."""
+    tensors, ops, inputs, outputs = [], [], [], []
+    for g, (count, quant, out_quant) in enumerate(groups):
+        base = len(tensors)
+        tensors += [tb.Tensor(f"in{g}_{i}", SHAPE, dtype, 0, *quant) for i in range(count)]
+        tensors.append(tb.Tensor(f"out{g}", SHAPE, dtype, 0, *out_quant))
+        ops.append(tb.Operator(0, list(range(base, base + count)), [base + count]))
+        inputs += range(base, base + count)
+        outputs.append(base + count)
     return tb.build(
         tb.Model(
-            subgraphs=[
-                tb.SubGraph(
-                    tensors=tensors,
-                    operators=[tb.Operator(0, list(range(count)), [count])],
-                    inputs=list(range(count)),
-                    outputs=[count],
-                )
-            ],
+            subgraphs=[tb.SubGraph(tensors=tensors, operators=ops, inputs=inputs, outputs=outputs)],
             opcodes=[tb.OpCode(tb.OPS.ADD_N)],
         )
     )
@@ -42,32 +42,41 @@ def test_add_n_float32(tmp_path):
     check_against_tflm(path, tmp_path, sets=2)
 
 
-# name: (inputs, (input scale, zero point), (output scale, zero point), the output when every
-# input is at its zero point: not the output zero point, as TFLM's sum starts from the input
-# offset, -zero point, halved: -3 * 0.05 / 0.05 + 3 and 7 * 0.02 / 0.07 + 100)
-INT8 = {
-    "two_same_quant": (2, ([0.05], [3]), ([0.05], [3]), 0),
-    # The output's wider scale and its zero point near the end of the range.
-    "four_wider_out": (4, ([0.02], [-7]), ([0.07], [100]), 102),
-}
+# (inputs, (input scale, zero point), (output scale, zero point)), and the outputs when every
+# input is at -128, and when every input is at its zero point: not the output zero point, as
+# TFLM's sum starts from the input offset, -zero point, halved (-3 * 0.05 / 0.05 + 3 and
+# 7 * 0.02 / 0.07 + 100).
+INT8 = [
+    ((2, ([0.05], [3]), ([0.05], [3])), -128, 0),
+    # The output's wider scale and its zero point near the end of the range: at -128,
+    # (4 * (-128 + 7) + 7) * 0.02 / 0.07 + 100.
+    ((4, ([0.02], [-7]), ([0.07], [100])), -36, 102),
+]
 
 
-@pytest.mark.parametrize("count,quant,out_quant,at_zero", INT8.values(), ids=INT8.keys())
-def test_add_n_int8(tmp_path, count, quant, out_quant, at_zero):
-    path = write_model(_int_model(count, tb.INT8, quant, out_quant), tmp_path)
-    assert op_kinds(path) == ["ADD_N"]
+def test_add_n_int8(tmp_path):
+    groups = [g for g, _, _ in INT8]
+    path = write_model(_int_model(tb.INT8, groups), tmp_path)
+    assert op_kinds(path) == ["ADD_N"] * len(groups)
     check_against_tflm(path, tmp_path, sets=2)
-    # Every input at either end and at its zero point: the clamps at both ends and the
-    # zero point TFLM's sum starts from.
-    ends = [np.full(SHAPE, v, np.int8) for v in (-128, 127, quant[1][0])]
-    mixed = [(np.arange(30, dtype=np.int8) * 8 - 120).reshape(SHAPE)] * count
-    got = check_inputs(path, tmp_path, [[e] * count for e in ends] + [mixed]).outputs
-    assert (got[1][0] == 127).all() and (got[2][0] == at_zero).all()
-    # (count * (-128 - zero point) - zero point) * input scale / output scale + zero point.
-    assert (got[0][0] == (-128 if count == 2 else -36)).all()
+
+    def every(value: object) -> list[np.ndarray]:
+        return [
+            np.full(SHAPE, quant[1][0] if value == "zero point" else value, np.int8)
+            for count, quant, _ in groups
+            for _ in range(count)
+        ]
+
+    mixed = [(np.arange(30, dtype=np.int8) * 8 - 120).reshape(SHAPE)] * sum(c for c, _, _ in groups)
+    sets = [every(-128), every(127), every("zero point"), mixed]
+    got = check_inputs(path, tmp_path, sets).outputs
+    for g, (_, at_min, at_zero) in enumerate(INT8):
+        assert (got[0][g] == at_min).all()
+        assert (got[1][g] == 127).all()
+        assert (got[2][g] == at_zero).all()
 
 
 def test_add_n_rejects_int32(tmp_path):
-    graph = load(write_model(_int_model(2, tb.INT32, (None, None), (None, None)), tmp_path))
+    graph = load(write_model(_int_model(tb.INT32, [(2, (None, None), (None, None))]), tmp_path))
     with pytest.raises(CompileError, match="ADD_N.*int8, float32"):
         lower_op(graph, graph.ops[0])
