@@ -18,25 +18,26 @@ SHAPE = [2, 5, 3]
 CASES = [(1, False, False), (-1, True, False), (0, False, True), (1, True, True)]
 
 
-def _int8_model(quant: tuple, out_quant: tuple, const_axis: bool = True) -> bytes:
-    axes = [tb.Tensor(f"axis{i}", [1], tb.INT32, i + 1 if const_axis else 0) for i in range(4)]
-    outs = [tb.Tensor(f"out{i}", SHAPE, tb.INT8, 0, *out_quant) for i in range(4)]
-    tensors = [tb.Tensor("input", SHAPE, tb.INT8, 0, *quant), *axes, *outs]
-    ops = [
-        tb.Operator(0, [0, 1 + i], [5 + i], "CumsumOptions", {"Exclusive": excl, "Reverse": rev})
-        for i, (_, excl, rev) in enumerate(CASES)
-    ]
+def _int8_model(quants: list[tuple], const_axis: bool = True) -> bytes:
+    """For each (input quantisation, output quantisation): an input and one CUMSUM per case,
+    the axes shared."""
+    n = len(CASES)
+    tensors = [tb.Tensor(f"axis{i}", [1], tb.INT32, i + 1 if const_axis else 0) for i in range(n)]
+    ops, inputs, outputs = [], [] if const_axis else list(range(n)), []
+    for g, (quant, out_quant) in enumerate(quants):
+        x = len(tensors)
+        tensors.append(tb.Tensor(f"input{g}", SHAPE, tb.INT8, 0, *quant))
+        tensors += [tb.Tensor(f"out{g}_{i}", SHAPE, tb.INT8, 0, *out_quant) for i in range(n)]
+        inputs.append(x)
+        outputs += range(x + 1, x + 1 + n)
+        ops += [
+            tb.Operator(0, [x, i], [x + 1 + i], "CumsumOptions", {"Exclusive": e, "Reverse": r})
+            for i, (_, e, r) in enumerate(CASES)
+        ]
     buffers = [tb.Buffer()] + [tb.Buffer(tb.int32_bytes([axis])) for axis, _, _ in CASES]
     return tb.build(
         tb.Model(
-            subgraphs=[
-                tb.SubGraph(
-                    tensors=tensors,
-                    operators=ops,
-                    inputs=[0] if const_axis else [0, 1, 2, 3, 4],
-                    outputs=[5, 6, 7, 8],
-                )
-            ],
+            subgraphs=[tb.SubGraph(tensors=tensors, operators=ops, inputs=inputs, outputs=outputs)],
             opcodes=[tb.OpCode(tb.OPS.CUMSUM)],
             buffers=buffers,
         )
@@ -67,28 +68,28 @@ def test_cumsum_float32(tmp_path):
     assert sorted(g.tobytes() for g in got) == sorted(w.astype(np.float32).tobytes() for w in want)
 
 
-# name: ((input scale, zero point), (output scale, zero point))
-INT8 = {
-    "same_quant": (([0.05], [3]), ([0.05], [3])),
-    "wider_out": (([0.02], [-7]), ([0.09], [20])),
-}
+# ((input scale, zero point), (output scale, zero point))
+INT8 = [(([0.05], [3]), ([0.05], [3])), (([0.02], [-7]), ([0.09], [20]))]
 
 
-@pytest.mark.parametrize("quant,out_quant", INT8.values(), ids=INT8.keys())
-def test_cumsum_int8(tmp_path, quant, out_quant):
-    path = write_model(_int8_model(quant, out_quant), tmp_path)
-    assert op_kinds(path) == ["CUMSUM"] * 4
+def test_cumsum_int8(tmp_path):
+    path = write_model(_int8_model(INT8), tmp_path)
+    assert op_kinds(path) == ["CUMSUM"] * len(CASES) * len(INT8)
     check_against_tflm(path, tmp_path, sets=2)
-    ends = [np.full(SHAPE, v, np.int8) for v in (-128, 127, quant[1][0])]
-    got = check_inputs(path, tmp_path, [[e] for e in ends]).outputs
-    # All at the top: the running sums climb to the clamp; all at the zero point: every sum
-    # is TFLM's starting value, the zero point's negative halved and rescaled.
-    assert max(o.max() for o in got[1]) == 127
-    start = round(-quant[1][0] * quant[0][0] / out_quant[0][0]) + out_quant[1][0]
-    assert all((o == start).all() for o in got[2])
+    zero_points = [quant[1][0] for quant, _ in INT8]
+    sets = [[np.full(SHAPE, v, np.int8) for _ in INT8] for v in (-128, 127)]
+    sets.append([np.full(SHAPE, z, np.int8) for z in zero_points])
+    got = check_inputs(path, tmp_path, sets).outputs
+    for g, (quant, out_quant) in enumerate(INT8):
+        mine = slice(g * len(CASES), (g + 1) * len(CASES))
+        # All at the top: the running sums climb to the clamp; all at the zero point: every
+        # sum is TFLM's starting value, the zero point's negative halved and rescaled.
+        assert max(o.max() for o in got[1][mine]) == 127
+        start = round(-quant[1][0] * quant[0][0] / out_quant[0][0]) + out_quant[1][0]
+        assert all((o == start).all() for o in got[2][mine])
 
 
 def test_cumsum_rejects_runtime_axis(tmp_path):
-    graph = load(write_model(_int8_model(([0.05], [3]), ([0.05], [3]), False), tmp_path))
+    graph = load(write_model(_int8_model(INT8[:1], False), tmp_path))
     with pytest.raises(CompileError, match="CUMSUM.*axis must be a constant"):
         lower_op(graph, graph.ops[0])
