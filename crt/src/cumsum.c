@@ -5,7 +5,8 @@
 #include <tinyaot/cumsum.h>
 
 /* The index of a line's first sum: its first element along the axis, or its last if reversed. */
-static int32_t line_start(int32_t line, int32_t depth, int32_t inner, int32_t reverse)
+static int32_t tinyaot_cumsum_line_start(int32_t line, int32_t depth, int32_t inner,
+					 int32_t reverse)
 {
 	const int32_t first = (line / inner) * depth * inner + line % inner;
 
@@ -18,7 +19,8 @@ void tinyaot_cumsum_f32(const struct tinyaot_cumsum_f32_params *p, const float *
 	const int32_t step = p->reverse ? -p->inner : p->inner;
 
 	for (int32_t line = 0; line < p->outer * p->inner; line++) {
-		const int32_t first = line_start(line, p->depth, p->inner, p->reverse);
+		const int32_t first =
+			tinyaot_cumsum_line_start(line, p->depth, p->inner, p->reverse);
 		float sum = 0.0f;
 
 		for (int32_t k = 0, i = first; k < p->depth; k++, i += step) {
@@ -41,7 +43,8 @@ void tinyaot_cumsum_s8(const struct tinyaot_cumsum_s8_params *p, const int8_t *i
 	const int32_t step = p->reverse ? -p->inner : p->inner;
 
 	for (int32_t line = 0; line < p->outer * p->inner; line++) {
-		const int32_t first = line_start(line, p->depth, p->inner, p->reverse);
+		const int32_t first =
+			tinyaot_cumsum_line_start(line, p->depth, p->inner, p->reverse);
 		uint32_t sum = (uint32_t)p->q.initial;
 
 		for (int32_t k = 0, i = first; k < p->depth; k++, i += step) {

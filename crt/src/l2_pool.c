@@ -10,7 +10,7 @@
 /* sqrt(x) for x >= 0 (a mean of squares): a guess from halving the exponent bits, then Newton
  * steps, each squaring the relative error (a few percent, 2e-3, 2e-6, then rounding).
  */
-static float sqrt_mean_square(float x)
+static float tinyaot_l2_pool_sqrt(float x)
 {
 	uint32_t bits;
 	float scale = 1.0f;
@@ -59,7 +59,7 @@ void tinyaot_l2_pool_f32(const struct tinyaot_pool_f32_params *p, const float *i
 					sum += v * v;
 				}
 			}
-			float r = sqrt_mean_square(sum / count);
+			float r = tinyaot_l2_pool_sqrt(sum / count);
 
 			r = r < p->act_min ? p->act_min : r;
 			output[pix * d->channels + c] = r > p->act_max ? p->act_max : r;

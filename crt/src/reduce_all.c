@@ -5,7 +5,8 @@
 #include <tinyaot/reduce_all.h>
 
 /* One step of an odometer over dims: the next position and its offset. */
-static void advance(const int32_t *dims, const int32_t *stride, int32_t *pos, int32_t *offset)
+static void tinyaot_reduce_all_advance(const int32_t *dims, const int32_t *stride, int32_t *pos,
+				       int32_t *offset)
 {
 	for (int32_t d = 3; d >= 0; d--) {
 		*offset += stride[d];
@@ -31,9 +32,9 @@ void tinyaot_reduce_all(const struct tinyaot_reduce_all_params *p, const uint8_t
 
 		for (int32_t r = 0; r < reduced && all; r++) {
 			all = input[base + offset] != 0;
-			advance(s->red, s->stride, red_pos, &offset);
+			tinyaot_reduce_all_advance(s->red, s->stride, red_pos, &offset);
 		}
 		output[o] = all;
-		advance(s->out, s->stride, out_pos, &base);
+		tinyaot_reduce_all_advance(s->out, s->stride, out_pos, &base);
 	}
 }
