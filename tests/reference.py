@@ -44,7 +44,15 @@ class Reference:
 
     def run(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         """One invocation from the model's initial state (what a fresh process of ours runs)."""
+        return self.run_sequence([inputs])[0]
+
+    def run_sequence(self, sets: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+        """Invocations one after the other from the initial state, a stateful model's state
+        carried from each to the next (what one firmware run of several input sets does)."""
         self.interp.reset()
+        return [self._invoke(inputs) for inputs in sets]
+
+    def _invoke(self, inputs: list[np.ndarray]) -> list[np.ndarray]:
         for i, x in enumerate(inputs):
             self.interp.set_input(x, i)
         self.interp.invoke()
