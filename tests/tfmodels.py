@@ -26,6 +26,7 @@ def convert(
     float_output: bool = False,
     flags: Mapping[str, bool] | None = None,
     io: str = "int8",
+    int16x8: bool = False,
 ) -> bytes:
     """Convert a function of float32 tensors to a .tflite flatbuffer.
 
@@ -34,6 +35,8 @@ def convert(
     attributes to set (e.g. _experimental_disable_per_channel for per-tensor conv weights).
     io="uint8" makes the quantised inputs and outputs uint8, as some model zoos publish them
     (the body stays int8, behind a QUANTIZE at either end).
+    int16x8 (with int8) quantises activations to int16 (zero point 0) and weights to int8,
+    with int16 inputs and outputs unless float_input / float_output.
     """
     import tensorflow as tf
 
@@ -49,8 +52,11 @@ def convert(
 
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
-        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
-        io_type = getattr(tf, io)
+        ops = tf.lite.OpsSet.TFLITE_BUILTINS_INT8
+        if int16x8:
+            ops = tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+        converter.target_spec.supported_ops = [ops]
+        io_type = tf.int16 if int16x8 else getattr(tf, io)
         converter.inference_input_type = tf.float32 if float_input else io_type
         converter.inference_output_type = tf.float32 if float_output else io_type
     for flag, value in (flags or {}).items():
