@@ -78,6 +78,39 @@ void tinyaot_transpose_conv_s8(const struct tinyaot_conv_s8_params *p, const int
 	}
 }
 
+/* int16x8: TFLM's scratch is int64 here, and integer sums do not depend on their order. */
+void tinyaot_transpose_conv_s16(const struct tinyaot_conv_s16_params *p, const int16_t *input,
+				const int8_t *filter, const int64_t *bias, int16_t *output)
+{
+	const struct tinyaot_conv_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+
+	for (int32_t pix = 0; pix < pixels; pix++) {
+		const struct window w = tinyaot_pixel_window(d, pix);
+
+		for (int32_t oc = 0; oc < d->out_c; oc++) {
+			int64_t acc = 0;
+
+			for (int32_t y = w.y0; y <= w.y1; y++) {
+				for (int32_t x = w.x0; x <= w.x1; x++) {
+					int32_t i, f;
+
+					tap(d, &w, oc, y, x, &i, &f);
+					for (int32_t ic = 0; ic < d->in_c; ic++) {
+						acc += input[i + ic] * filter[f + ic];
+					}
+				}
+			}
+			if (bias != NULL) {
+				acc += bias[oc];
+			}
+			const int32_t v = tinyaot_mbqm64(acc, p->multiplier[oc], p->shift[oc]);
+
+			*output++ = (int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+		}
+	}
+}
+
 void tinyaot_transpose_conv_f32(const struct tinyaot_conv_f32_params *p, const float *input,
 				const float *filter, const float *bias, float *output)
 {

@@ -15,6 +15,7 @@ from .errors import CompileError
 from .ir import Tensor
 
 INT8_MIN, INT8_MAX = -128, 127
+INT16_MIN, INT16_MAX = -32768, 32767
 
 # tflite::ActivationFunctionType
 ACT_NONE, ACT_RELU, ACT_RELU_N1_TO_1, ACT_RELU6 = 0, 1, 2, 3
@@ -86,17 +87,26 @@ def quantize_value(value: float, scale: float, zero_point: int) -> int:
 
 def activation_range_int8(act: int, out: Tensor, what: str) -> tuple[int, int]:
     """CalculateActivationRangeQuantized for an int8 output."""
+    return _activation_range(act, out, what, INT8_MIN, INT8_MAX)
+
+
+def activation_range_int16(act: int, out: Tensor, what: str) -> tuple[int, int]:
+    """CalculateActivationRangeQuantized for an int16 output."""
+    return _activation_range(act, out, what, INT16_MIN, INT16_MAX)
+
+
+def _activation_range(act: int, out: Tensor, what: str, qmin: int, qmax: int) -> tuple[int, int]:
     scale, zp = out.scale, out.zero_point
     if act == ACT_NONE:
-        return INT8_MIN, INT8_MAX
+        return qmin, qmax
     if act == ACT_RELU:
-        return max(INT8_MIN, quantize_value(0.0, scale, zp)), INT8_MAX
+        return max(qmin, quantize_value(0.0, scale, zp)), qmax
     if act == ACT_RELU6:
-        lo = max(INT8_MIN, quantize_value(0.0, scale, zp))
-        return lo, min(INT8_MAX, quantize_value(6.0, scale, zp))
+        lo = max(qmin, quantize_value(0.0, scale, zp))
+        return lo, min(qmax, quantize_value(6.0, scale, zp))
     if act == ACT_RELU_N1_TO_1:
-        lo = max(INT8_MIN, quantize_value(-1.0, scale, zp))
-        return lo, min(INT8_MAX, quantize_value(1.0, scale, zp))
+        lo = max(qmin, quantize_value(-1.0, scale, zp))
+        return lo, min(qmax, quantize_value(1.0, scale, zp))
     raise CompileError(
         f"{what}, tensor {out.index} '{out.name}': fused activation "
         f"{ACT_NAMES.get(act, act)} is not supported; supported: {SUPPORTED_ACTIVATIONS}"

@@ -116,16 +116,27 @@ def build(
         _MAIN.format(name=name, NAME=name.upper(), in_fields=in_fields, out_assign=out_assign)
     )
     exe = workdir / f"{name}_host"
+    link([main, *sorted(model_dir.glob("*.c"))], model_dir, exe, extra_flags, runtime)
+    return exe
+
+
+def link(
+    sources: list[Path],
+    model_dir: Path,
+    exe: Path,
+    extra_flags: tuple[str, ...] = (),
+    runtime: list[str] | None = None,
+) -> None:
+    """Build sources (a main and generated models from model_dir) with the runtime into exe:
+    `runtime` as build() takes it, else the coverage objects or crt/src as build() says."""
     coverage = os.environ.get(COVERAGE_DIR)
     if runtime is None and coverage and not extra_flags:
         runtime = [*runtime_objects(Path(coverage) / "obj", COVERAGE_FLAGS), "--coverage"]
     if runtime is None:
         runtime = [str(s) for s in sorted((CRT / "src").glob("*.c"))]
-    sources = [main, *sorted(model_dir.glob("*.c"))]
     cmd = ["gcc", *CFLAGS, *extra_flags, "-I", str(model_dir), "-I", str(CRT / "include")]
     cmd += [str(s) for s in sources] + runtime + ["-o", str(exe)]
     _gcc(cmd)
-    return exe
 
 
 def _gcc(cmd: list[str]) -> None:

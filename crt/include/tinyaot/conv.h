@@ -39,6 +39,16 @@ struct tinyaot_conv_s8_params {
 	const int32_t *shift;
 };
 
+/* int16x8: int16 activations of zero point 0 (TFLM ignores the zero points), int8 weights,
+ * int64 bias and accumulator. TRANSPOSE_CONV takes it too.
+ */
+struct tinyaot_conv_s16_params {
+	struct tinyaot_conv_dims d;
+	int32_t act_min, act_max;
+	const int32_t *multiplier; /* one per output channel */
+	const int32_t *shift;
+};
+
 struct tinyaot_conv_f32_params {
 	struct tinyaot_conv_dims d;
 	float act_min, act_max;
@@ -46,6 +56,9 @@ struct tinyaot_conv_f32_params {
 
 void tinyaot_conv_s8(const struct tinyaot_conv_s8_params *p, const int8_t *input,
 		     const int8_t *filter, const int32_t *bias, int8_t *output);
+
+void tinyaot_conv_s16(const struct tinyaot_conv_s16_params *p, const int16_t *input,
+		      const int8_t *filter, const int64_t *bias, int16_t *output);
 
 void tinyaot_conv_f32(const struct tinyaot_conv_f32_params *p, const float *input,
 		      const float *filter, const float *bias, float *output);

@@ -60,4 +60,17 @@ static inline int32_t tinyaot_mbqm(int32_t x, int32_t multiplier, int32_t shift)
 	return tinyaot_rdbpot(tinyaot_srdhm((int32_t)((uint32_t)x << left), multiplier), right);
 }
 
+/* tflite::MultiplyByQuantizedMultiplier for the int64 accumulators of the int16x8 kernels:
+ * the multiplier rounded to 16 bits and one rounding shift, as TFLite computes it for an
+ * int64 argument whatever its rounding mode. x stays within 48 bits there, so the product
+ * fits int64; >> on a negative value is the arithmetic shift of every supported compiler.
+ */
+static inline int32_t tinyaot_mbqm64(int64_t x, int32_t multiplier, int32_t shift)
+{
+	const int64_t reduced = multiplier < 0x7FFF0000 ? (multiplier + (1 << 15)) >> 16 : 0x7FFF;
+	const int32_t total_shift = 15 - shift;
+
+	return (int32_t)((x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift);
+}
+
 #endif /* TINYAOT_FIXEDPOINT_H_ */

@@ -1,4 +1,4 @@
-"""CONV_2D: int8 (per-channel or per-tensor weights) and float32."""
+"""CONV_2D: int8 (per-channel or per-tensor weights), int16x8 and float32."""
 
 from __future__ import annotations
 
@@ -13,22 +13,21 @@ from ..lowering import (
     OpDef,
     Routine,
     TensorArg,
-    bias_arg,
     int32_array,
     op_error,
-    require_const,
     require_no_dilation,
     shape4,
     window_dims,
 )
-from .weighted_common import fused_activation, int8_requant
+from .weighted_common import bias as weighted_bias
+from .weighted_common import fused_activation, int8_requant, s16_params, weights
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
     require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = require_const(graph, op, op.inputs[1], "filter", dtype)
+    filt = weights(graph, op, op.inputs[1], dtype)
     n, h, w, c = shape4(inp)
     on, oh, ow, oc = shape4(out)
     if len(filt.shape) != 4 or filt.shape[0] != oc or filt.shape[3] != c or on != n:
@@ -41,7 +40,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         )
     kh, kw = filt.shape[1], filt.shape[2]
     dims = window_dims(graph, op, inp, out, (kh, kw), in_c=c, out_c=oc)
-    bias = bias_arg(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
+    bias = weighted_bias(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
     act = fused_activation(op)
     macs = n * oh * ow * oc * kh * kw * c
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
@@ -63,6 +62,16 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         )
     rq = int8_requant(graph, op, (inp, filt, out), oc, 0, bias)
     mults, shifts, (lo, hi) = rq.mults, rq.shifts, rq.act
+    if dtype == DType.INT16:
+        return KernelCall(
+            "tinyaot_conv_s16",
+            "tinyaot/conv.h",
+            "struct tinyaot_conv_s16_params",
+            s16_params(dims, rq),
+            args,
+            macs=macs,
+            **overlap,
+        )
     assert filt.data is not None
     call = lower_fast(inp, filt.data, rq.bias, out, dims, mults, shifts, (lo, hi))
     if call is not None:
@@ -145,7 +154,8 @@ def lower_fast(
     if ch is None:
         return None
     blocks = (out_c + 3) // 4
-    padded = fast.padded(weights, 4 * blocks)
+    order = fast.block_channels(out_c)
+    padded = fast.padded(weights[order], 4 * blocks)
     grouped = ConstArray(
         "int8_t", padded.reshape(blocks, 4, depth).transpose(0, 2, 1).reshape(-1).astype(np.int8)
     )
@@ -157,15 +167,17 @@ def lower_fast(
         "act_max": act[1],
         "zero_row": ConstArray("int8_t", zero_row),
         "weights": grouped,
-        "table": fast.block_table(ch.bias, ch.words, ch.pad),
+        "table": fast.block_table(ch.bias[order], ch.words[order], ch.pad),
         "line": int(ch.line),
     }
-    # The Thumb-2 routines want whole blocks and the clamp of int8; the pixel routine is
-    # for an odd pixel count's last pixel.
+    # The Thumb-2 routines want the clamp of int8 and four channels or more, whole blocks
+    # but for _part's; the pixel routine is for an odd pixel count's last pixel.
     whole = out_c % 4 == 0 and act == (-128, 127)
+    part = not whole and out_c > 4 and act == (-128, 127)
     odd = dims["batches"] * dims["out_h"] * dims["out_w"] % 2 == 1
     line = "_line" if ch.line else ""
-    pairs = Routine(f"tinyaot_conv_pairs{line}" if whole else "tinyaot_conv_pairs_c")
+    name = f"tinyaot_conv_pairs{line}" if whole else f"tinyaot_conv_pairs{line}_part"
+    pairs = Routine(name if whole or part else "tinyaot_conv_pairs_c")
     single = Routine(f"tinyaot_conv_single{line}") if whole and odd else None
     params["pairs"], params["single"] = pairs, single
     # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c) as well:
@@ -190,7 +202,7 @@ def lower_fast(
 
 OP = OpDef(
     "CONV_2D",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
     "SAME/VALID, strides, fused RELU/RELU6/RELU_N1_TO_1",
     inputs=(2, 3),

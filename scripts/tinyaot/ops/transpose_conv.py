@@ -1,7 +1,9 @@
-"""TRANSPOSE_CONV: int8 (per-channel or per-tensor weights) and float32.
+"""TRANSPOSE_CONV: int8 (per-channel or per-tensor weights), int16x8 and float32.
 
-Inputs are TFLite's: the output shape (a constant), the OHWI filter, the data, an optional
-bias. TFLM scatters every input into an int32 (float) scratch the size of the output and
+Inputs are TFLite's: the output shape, the OHWI filter, the data, an optional bias. The
+output tensor's static shape is what counts: TFLM never reads the shape input, which may
+therefore be a model input (as in TFLM's seanet tests) when it is not a constant. TFLM
+scatters every input into an int32 (float) scratch the size of the output and
 requantises afterwards; the kernel gathers instead, each output summing its contributions
 in the order the scatter adds them, so the int8 sums and the float roundings are the same
 without the scratch.
@@ -17,13 +19,12 @@ from ..lowering import (
     KernelCall,
     OpDef,
     TensorArg,
-    bias_arg,
     int32_array,
     int_option,
     op_error,
-    require_const,
 )
-from .weighted_common import fused_activation, int8_requant
+from .weighted_common import bias as weighted_bias
+from .weighted_common import fused_activation, int8_requant, s16_params, weights
 
 
 def transpose_padding(padding: object, stride: int, out_size: int, k: int) -> int:
@@ -39,21 +40,30 @@ def transpose_padding(padding: object, stride: int, out_size: int, k: int) -> in
 def lower(graph: Graph, op: Op) -> KernelCall:
     inp, out = graph.tensor(op.inputs[2]), graph.tensor(op.outputs[0])
     dtype = out.dtype
-    if inp.dtype != dtype or dtype not in (DType.INT8, DType.FLOAT32):
+    if inp.dtype != dtype or dtype not in (DType.INT8, DType.INT16, DType.FLOAT32):
         raise op_error(
             graph,
             op,
-            f"input {inp.dtype.short} to output {dtype.short}; supported: int8 or float32 "
-            "on both sides",
+            f"input {inp.dtype.short} to output {dtype.short}; supported: int8, int16 or "
+            "float32 on both sides",
             inp.index,
         )
-    shape = require_const(graph, op, op.inputs[0], "output shape", DType.INT32)
-    assert shape.data is not None
-    if len(out.shape) != 4 or [int(v) for v in shape.data.reshape(-1)] != list(out.shape):
+    shape = graph.tensor(op.inputs[0])
+    if shape.dtype != DType.INT32 or shape.num_elements != 4 or len(out.shape) != 4:
         raise op_error(
-            graph, op, f"output shape {list(out.shape)} differs from its shape input", out.index
+            graph,
+            op,
+            f"output shape {list(out.shape)} with a shape input of {list(shape.shape)} "
+            f"{shape.dtype.short}; supported: rank 4, 4 int32 values",
+            shape.index,
         )
-    filt = require_const(graph, op, op.inputs[1], "filter", dtype)
+    if shape.is_const:
+        assert shape.data is not None
+        if [int(v) for v in shape.data.reshape(-1)] != list(out.shape):
+            raise op_error(
+                graph, op, f"output shape {list(out.shape)} differs from its shape input", out.index
+            )
+    filt = weights(graph, op, op.inputs[1], dtype)
     n, h, w, c = inp.shape if len(inp.shape) == 4 else (0, 0, 0, 0)
     on, oh, ow, oc = out.shape
     if len(filt.shape) != 4 or filt.shape[0] != oc or filt.shape[3] != c or on != n:
@@ -87,7 +97,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "pad_w": transpose_padding(padding, sw, ow, kw),
         "reverse": 0,
     }
-    bias = bias_arg(graph, op, op.inputs[3] if len(op.inputs) > 3 else None, oc, dtype)
+    bias = weighted_bias(graph, op, op.inputs[3] if len(op.inputs) > 3 else None, oc, dtype)
     act = fused_activation(op)
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
     macs = n * h * w * c * kh * kw * oc
@@ -104,6 +114,15 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     # TFLM's kernel ignores the filter zero point; only symmetric weights mean the same.
     rq = int8_requant(graph, op, (inp, filt, out), oc, 0, bias)
     mults, shifts, (lo, hi) = rq.mults, rq.shifts, rq.act
+    if dtype == DType.INT16:
+        return KernelCall(
+            "tinyaot_transpose_conv_s16",
+            "tinyaot/transpose_conv.h",
+            "struct tinyaot_conv_s16_params",
+            s16_params(dims, rq),
+            args,
+            macs=macs,
+        )
     params = {
         "d": dims,
         "input_offset": -inp.zero_point,
@@ -125,9 +144,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "TRANSPOSE_CONV",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
-    "per-channel or per-tensor int8 weights; constant output shape (the first input), "
+    "per-channel or per-tensor int8 weights; the output shape input constant or ignored, "
     "SAME/VALID, strides, optional bias, fused RELU/RELU6/RELU_N1_TO_1",
     inputs=(3, 4),
     data_input=2,

@@ -1,14 +1,17 @@
-"""What every int8 op with weights prepares the same way (CONV_2D, DEPTHWISE_CONV_2D,
-TRANSPOSE_CONV, FULLY_CONNECTED), as TFLite Micro's kernels share
-PopulateConvolutionQuantizationParams."""
+"""What every int8 or int16x8 op with weights prepares the same way (CONV_2D,
+DEPTHWISE_CONV_2D, TRANSPOSE_CONV, FULLY_CONNECTED), as TFLite Micro's kernels share
+PopulateConvolutionQuantizationParams.
+
+int16x8 is int16 activations, int8 weights and an int64 bias. TFLM's int16 kernels add no
+input or output offset, so the zero points must be 0 (the converter makes them so)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from .. import quant
-from ..ir import Graph, Op, Tensor
-from ..lowering import TensorArg, op_error, require_quant
+from ..ir import DType, Graph, Op, Tensor
+from ..lowering import TensorArg, bias_arg, int32_array, op_error, require_const, require_quant
 
 
 @dataclass(frozen=True)
@@ -31,11 +34,21 @@ def int8_requant(
     bias: TensorArg | None,
     symmetric: bool = True,
 ) -> Requant:
-    """The checks and prepare-time arithmetic of an int8 weighted op, for (input, weights,
-    output) `tensors`: quantised tensors, weights per tensor or per channel along `axis`
-    (the output channel's), symmetric weights where the kernel ignores their zero point."""
+    """The checks and prepare-time arithmetic of an int8 (or int16x8) weighted op, for
+    (input, weights, output) `tensors`: quantised tensors, weights per tensor or per channel
+    along `axis` (the output channel's), symmetric weights where the kernel ignores their
+    zero point."""
     inp, filt, out = tensors
     require_quant(graph, op, [inp.index, out.index])
+    if inp.dtype == DType.INT16:
+        for t in (inp, out):
+            if t.zero_point != 0:
+                raise op_error(
+                    graph,
+                    op,
+                    f"int16 activations must have zero point 0, not {t.zero_point}",
+                    t.index,
+                )
     require_quant(graph, op, [filt.index], per_tensor=False)
     assert filt.quant is not None
     if filt.quant.per_channel and filt.quant.axis != axis:
@@ -45,9 +58,43 @@ def int8_requant(
     if symmetric and any(z != 0 for z in filt.quant.zero_points):
         raise op_error(graph, op, "int8 weights must be symmetric (zero point 0)", filt.index)
     mults, shifts = quant.conv_multipliers(inp, filt, out, channels)
-    act = quant.activation_range_int8(fused_activation(op), out, op.describe())
+    ranges = {DType.INT16: quant.activation_range_int16, DType.INT8: quant.activation_range_int8}
+    act = ranges[inp.dtype](fused_activation(op), out, op.describe())
     return Requant(mults, shifts, act, graph.tensors[bias.index] if bias is not None else None)
 
 
 def fused_activation(op: Op) -> int:
     return int(op.options.get("FusedActivationFunction", 0))
+
+
+def weights(graph: Graph, op: Op, index: int, dtype: DType) -> Tensor:
+    """The constant weights of an op on `dtype` activations: int8 under int16x8, else alike."""
+    return require_const(graph, op, index, "filter", DType.INT8 if dtype == DType.INT16 else dtype)
+
+
+def bias(graph: Graph, op: Op, index: int | None, channels: int, dtype: DType) -> TensorArg | None:
+    """The optional bias: lowering.bias_arg's, and int64 under int16x8 (TFLM's int64
+    accumulator; it also takes an int32 bias there, which no converter makes by default)."""
+    if dtype != DType.INT16 or index is None:
+        return bias_arg(graph, op, index, channels, dtype)
+    t = require_const(graph, op, index, "bias")
+    if t.dtype != DType.INT64 or t.num_elements != channels:
+        raise op_error(
+            graph,
+            op,
+            f"bias must be {channels} values of int64 under int16 activations, got "
+            f"{t.num_elements} of {t.dtype.short}",
+            index,
+        )
+    return TensorArg(index)
+
+
+def s16_params(dims: dict[str, int], rq: Requant) -> dict[str, object]:
+    """struct tinyaot_conv_s16_params (CONV_2D and TRANSPOSE_CONV under int16x8)."""
+    return {
+        "d": dims,
+        "act_min": rq.act[0],
+        "act_max": rq.act[1],
+        "multiplier": int32_array(rq.mults),
+        "shift": int32_array(rq.shifts),
+    }
