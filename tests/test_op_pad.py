@@ -56,6 +56,45 @@ def test_pad_matches_tflm(name, int8, tmp_path):
     assert result.exact
 
 
+def int16_pad_values(model: bytes, values: dict[float, int]) -> bytes:
+    """The converter leaves an int16x8 PADV2's pad value float32, which TFLite Micro refuses:
+    each float32 scalar constant becomes the int16 value `values` maps it to."""
+    from tensorflow.lite.python import schema_py_generated as schema
+    from tensorflow.lite.tools import flatbuffer_utils
+
+    obj = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    for t in obj.subgraphs[0].tensors:
+        buf = obj.buffers[t.buffer]
+        if t.type == schema.TensorType.FLOAT32 and buf.data is not None and len(buf.data) == 4:
+            t.type = schema.TensorType.INT16
+            value = float(np.frombuffer(bytes(buf.data), np.float32)[0])
+            buf.data = np.int16(values[value]).tobytes()
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
+
+
+def test_pad_int16_matches_tflm(tmp_path):
+    """int16x8: PAD fills with 0, PADV2 with its stored value as it stands; four cases, one
+    model."""
+
+    def fn(x):
+        y = tf.reshape(x, (2, 3, 4, 2))
+        return (
+            tf.pad(x, [[0, 0], [1, 2], [2, 1], [0, 0]]),
+            tf.pad(y, [[1, 0], [0, 2], [1, 1], [2, 1]]),
+            tf.pad(x, [[0, 0], [1, 2], [2, 1], [1, 0]], constant_values=0.5),
+            tf.pad(y, [[1, 1], [0, 2], [0, 0], [0, 0]], constant_values=-0.25),
+        )
+
+    data = tfmodels.convert(fn, [(1, 4, 4, 3)], int8=True, int16x8=True, low=-0.3, high=1.0)
+    path = tmp_path / "pad_int16.tflite"
+    path.write_bytes(int16_pad_values(data, {0.5: 12345, -0.25: -32768}))
+    graph = frontend.load(path)
+    kinds = [op.kind for op in graph.ops if op.kind != "RESHAPE"]
+    assert sorted(kinds) == ["PAD", "PAD", "PADV2", "PADV2"]
+    assert {graph.tensors[o].dtype.short for o in graph.outputs} == {"int16"}
+    assert check_against_tflm(path, tmp_path, sets=3).exact
+
+
 def test_int8_pad_value_must_share_output_quantisation(tmp_path):
     _, graph = build(tmp_path, "v2_channels", True)
     value = graph.tensors[graph.ops[0].inputs[2]]

@@ -1,5 +1,5 @@
 /* Reference PAD: every output row is either all border or border, input row, border.
- * A pure copy, so int8 and float share the walk; only the fill value differs.
+ * A pure copy, so every dtype shares the walk; only the fill value differs.
  */
 #include <string.h>
 
@@ -56,6 +56,13 @@ static inline void tinyaot_pad(const struct tinyaot_pad_shape *s, const uint8_t 
 void tinyaot_pad_s8(const struct tinyaot_pad_s8_params *p, const int8_t *input, int8_t *output)
 {
 	const int8_t value = (int8_t)p->pad_value;
+
+	tinyaot_pad(&p->s, (const uint8_t *)input, (uint8_t *)output, &value, sizeof(value));
+}
+
+void tinyaot_pad_s16(const struct tinyaot_pad_s16_params *p, const int16_t *input, int16_t *output)
+{
+	const int16_t value = (int16_t)p->pad_value;
 
 	tinyaot_pad(&p->s, (const uint8_t *)input, (uint8_t *)output, &value, sizeof(value));
 }

@@ -1,7 +1,8 @@
-"""PAD (and PADV2 through the same lowering): a constant border, int8 and float32.
+"""PAD (and PADV2 through the same lowering): a constant border, int8, int16 and float32.
 
 TFLM pads int8 with the output zero point (PAD) or with the raw constant value
-(PADV2), and copies the input bytes unchanged: there is no requantisation.
+(PADV2), and copies the input bytes unchanged: there is no requantisation. int16 pads
+with 0 (PAD) or the raw constant value (PADV2), its quantisation unchecked, as TFLM.
 """
 
 from __future__ import annotations
@@ -99,6 +100,14 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             {"s": shape, "pad_value": pad_value},
             args,
         )
+    if dtype == DType.INT16:
+        return KernelCall(
+            "tinyaot_pad_s16",
+            "tinyaot/pad.h",
+            "struct tinyaot_pad_s16_params",
+            {"s": shape, "pad_value": 0 if value is None else int(given)},
+            args,
+        )
     require_quant(graph, op, [inp.index, out.index])
     if value is None:
         if not quant.INT8_MIN <= out.zero_point <= quant.INT8_MAX:
@@ -129,8 +138,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "PAD",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
-    "up to 5-D, constant paddings; int8 pads with the output zero point",
+    "up to 5-D, constant paddings; int8 pads with the output zero point, int16 with 0",
     inputs=(2, 3),
 )

@@ -7,7 +7,7 @@ from .pad import lower
 
 OP = OpDef(
     "PADV2",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
     "up to 5-D, constant paddings and pad value (int8: in the output's quantisation)",
     inputs=(2, 3),
