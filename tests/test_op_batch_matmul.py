@@ -1,4 +1,4 @@
-"""BATCH_MATMUL against TFLite Micro: int8 and float32, adj flags, broadcast batch dims and a
+"""BATCH_MATMUL against TFLite Micro: int8, int16 and float32, adj flags, broadcast batch dims and a
 constant operand, every case an output of one model per dtype."""
 
 from __future__ import annotations
@@ -44,22 +44,25 @@ def models(tmp_path_factory):
     """The converted model of each variant, converted on first use."""
     # An input range off centre gives the int8 operands nonzero zero points.
     convert = functools.cache(
-        lambda int8: tfmodels.convert(matmuls, SHAPES, int8=int8, low=-0.5, high=2.0)
+        lambda dtype: tfmodels.convert(
+            matmuls, SHAPES, dtype != "float32", low=-0.5, high=2.0, int16x8=dtype == "int16"
+        )
     )
-    return lambda int8: write_model(convert(int8), tmp_path_factory.mktemp("batch_matmul"))
+    return lambda dtype: write_model(convert(dtype), tmp_path_factory.mktemp("batch_matmul"))
 
 
-@pytest.mark.parametrize("int8", [True, False], ids=["int8", "float32"])
-def test_batch_matmul_matches_tflm(models, int8, tmp_path):
-    path = models(int8)
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
+def test_batch_matmul_matches_tflm(models, dtype, tmp_path):
+    path = models(dtype)
     graph = load(path)
+    assert {graph.tensors[i].dtype.short for op in graph.ops for i in op.inputs} == {dtype}
     assert [op.kind for op in graph.ops] == ["BATCH_MATMUL"] * len(CASES)
     # The converter may order the ops its own way.
     assert sorted((op.options["AdjX"], op.options["AdjY"]) for op in graph.ops) == sorted(
         (c[2], c[3]) for c in CASES
     )
     assert sum(graph.tensors[op.inputs[1]].is_const for op in graph.ops) == 1
-    if int8:
+    if dtype == "int8":
         assert any(graph.tensors[op.inputs[0]].zero_point != 0 for op in graph.ops)
     result = check_against_tflm(path, tmp_path, sets=3)
     # Floats too: each output sums in TFLM's order.
@@ -67,8 +70,18 @@ def test_batch_matmul_matches_tflm(models, int8, tmp_path):
 
 
 def test_batch_matmul_rejects_unbroadcastable_batches(models):
-    graph = load(models(False))
+    graph = load(models("float32"))
     op = graph.ops[0]
     graph.tensors[op.inputs[0]].shape = (3, 3, 4)
     with pytest.raises(CompileError, match="BATCH_MATMUL.*do not broadcast"):
+        lower_op(graph, op)
+
+
+def test_batch_matmul_int16_rejects_a_zero_point(models):
+    graph = load(models("int16"))
+    op = graph.ops[0]
+    out = graph.tensors[op.outputs[0]]
+    assert out.quant is not None
+    out.quant = type(out.quant)(out.quant.scales, (3,), 0)
+    with pytest.raises(CompileError, match="BATCH_MATMUL.*zero point 0, not 3"):
         lower_op(graph, op)

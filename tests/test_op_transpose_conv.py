@@ -1,4 +1,5 @@
-"""TRANSPOSE_CONV against TFLite Micro: int8 (per-channel and per-tensor weights) and float32.
+"""TRANSPOSE_CONV against TFLite Micro: int8 (per-channel and per-tensor weights), int16x8 and
+float32.
 
 One model per variant holds every case as its own input and output, so one compile and
 one build cover them all.
@@ -57,6 +58,7 @@ VARIANTS = {
     "int8": dict(int8=True),
     "int8_per_tensor": dict(int8=True, flags={"_experimental_disable_per_channel": True}),
     "float32": dict(int8=False),
+    "int16x8": dict(int8=True, int16x8=True),
 }
 
 
@@ -81,7 +83,12 @@ def test_transpose_conv_matches_tflm(models, variant, tmp_path):
     filt = graph.tensors[graph.ops[0].inputs[1]]
     if variant != "float32":
         assert filt.quant is not None
-        assert filt.quant.per_channel == (variant == "int8")
+        assert filt.quant.per_channel == (variant != "int8_per_tensor")
+    if variant == "int16x8":
+        data = {graph.tensors[op.inputs[2]].dtype.short for op in graph.ops}
+        biased = [op for op in graph.ops if len(op.inputs) == 4 and op.inputs[3] is not None]
+        biases = {graph.tensors[op.inputs[3]].dtype.short for op in biased}
+        assert (data, biases, filt.dtype.short) == ({"int16"}, {"int64"}, "int8")
     result = check_against_tflm(path, tmp_path, sets=3)
     # Floats too: each output adds its terms in the interpreter's order.
     assert result.exact

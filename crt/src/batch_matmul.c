@@ -44,6 +44,27 @@ void tinyaot_batch_matmul_s8(const struct tinyaot_batch_matmul_s8_params *p, con
 	}
 }
 
+/* TFLM's int64 accumulator and the int64 MultiplyByQuantizedMultiplier. */
+void tinyaot_batch_matmul_s16(const struct tinyaot_batch_matmul_s16_params *p, const int16_t *lhs,
+			      const int16_t *rhs, int16_t *output)
+{
+	const struct tinyaot_batch_matmul_dims *d = &p->d;
+	const int32_t n = outputs(d);
+
+	for (int32_t o = 0; o < n; o++) {
+		int32_t a, b;
+		int64_t acc = 0;
+
+		tinyaot_operands(d, o, &a, &b);
+		for (int32_t k = 0; k < d->depth; k++) {
+			acc += (int64_t)lhs[a + k * d->lhs_depth] * rhs[b + k * d->rhs_depth];
+		}
+		const int32_t v = tinyaot_mbqm64(acc, p->multiplier, p->shift);
+
+		output[o] = (int16_t)tinyaot_clamp_i32(v, INT16_MIN, INT16_MAX);
+	}
+}
+
 void tinyaot_batch_matmul_f32(const struct tinyaot_batch_matmul_f32_params *p, const float *lhs,
 			      const float *rhs, float *output)
 {

@@ -22,12 +22,20 @@ struct tinyaot_batch_matmul_s8_params {
 	int32_t multiplier, shift; /* lhs scale * rhs scale / output scale */
 };
 
+/* int16: both operands and the output of zero point 0, as TFLM requires. */
+struct tinyaot_batch_matmul_s16_params {
+	struct tinyaot_batch_matmul_dims d;
+	int32_t multiplier, shift; /* lhs scale * rhs scale / output scale */
+};
+
 struct tinyaot_batch_matmul_f32_params {
 	struct tinyaot_batch_matmul_dims d;
 };
 
 void tinyaot_batch_matmul_s8(const struct tinyaot_batch_matmul_s8_params *p, const int8_t *lhs,
 			     const int8_t *rhs, int8_t *output);
+void tinyaot_batch_matmul_s16(const struct tinyaot_batch_matmul_s16_params *p, const int16_t *lhs,
+			      const int16_t *rhs, int16_t *output);
 void tinyaot_batch_matmul_f32(const struct tinyaot_batch_matmul_f32_params *p, const float *lhs,
 			      const float *rhs, float *output);
 

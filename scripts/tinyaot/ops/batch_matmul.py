@@ -1,4 +1,5 @@
-"""BATCH_MATMUL: int8 (per-tensor, TFLM's FullyConnected-style requantisation) and float32.
+"""BATCH_MATMUL: int8 and int16 (per-tensor, TFLM's FullyConnected-style requantisation; int16
+with zero points 0 and an int64 sum, as TFLM) and float32.
 
 adj_x / adj_y read the operand transposed in place (strides), where TFLM copies it
 transposed first; up to three batch dims broadcast as NumPy does. Either operand may be
@@ -87,6 +88,19 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     # GetQuantizedConvolutionMultipler: the input scales' product over the output's, in double.
     real = float(lhs.scale) * float(rhs.scale) / float(out.scale)
     mult, shift = quant.quantize_multiplier(real)
+    if lhs.dtype == DType.INT16:
+        for t in (lhs, rhs, out):
+            if t.zero_point != 0:
+                why = f"int16 operands and output must have zero point 0, not {t.zero_point}"
+                raise op_error(graph, op, why, t.index)
+        return KernelCall(
+            "tinyaot_batch_matmul_s16",
+            "tinyaot/batch_matmul.h",
+            "struct tinyaot_batch_matmul_s16_params",
+            {"d": dims, "multiplier": mult, "shift": shift},
+            args,
+            macs=macs,
+        )
     params = {
         "d": dims,
         "lhs_offset": -lhs.zero_point,
@@ -107,9 +121,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "BATCH_MATMUL",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
     "adj_x, adj_y, ranks 2 to 5 with broadcast batch dims, constant or variable operands; "
-    "int8 per-tensor",
+    "int8 and int16 per-tensor",
     inputs=(2, 2),
 )
