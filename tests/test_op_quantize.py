@@ -141,3 +141,61 @@ def test_quantize_rejects_int8_to_float():
     )
     with pytest.raises(CompileError, match="int8 -> float32 is not supported"):
         lower_op(graph, graph.ops[0])
+
+
+def _int16_chains() -> bytes:
+    """Every int16 QUANTIZE TFLite Micro has, and DEQUANTIZE int16, in one model: int16 to
+    int8, int16 (another scale) and int32, and int32, int8 and float32 to int16."""
+    import tflite_builder as tb
+
+    i16, i8, i32, f32 = tb.tflite.TensorType.INT16, tb.INT8, tb.INT32, tb.FLOAT32
+
+    def t(name, dtype, scale=None, zero_point=0):
+        q = {} if scale is None else {"scale": [scale], "zero_point": [zero_point]}
+        return tb.Tensor(name, [1, 64], dtype, **q)
+
+    tensors = [
+        t("in16", i16, 1 / 3000),
+        t("in32", i32, 1e-7, 7),
+        t("in8", i8, 0.037, -5),
+        t("inf", f32),
+        t("to8", i8, 0.05, 3),
+        t("to16", i16, 1 / 7000),
+        t("to32", i32, 1 / 300000, -11),
+        t("from32", i16, 1 / 1700),
+        t("from8", i16, 1 / 9000),
+        t("fromf", i16, 1 / 20000),
+        t("deq", f32),
+    ]
+    chains = [(0, 4), (0, 5), (0, 6), (1, 7), (2, 8), (3, 9)]
+    ops = [tb.Operator(0, [a], [b]) for a, b in chains] + [tb.Operator(1, [0], [10])]
+    model = tb.Model(
+        [tb.SubGraph(tensors, ops, [0, 1, 2, 3], list(range(4, 11)))],
+        [tb.OpCode(tb.OPS.QUANTIZE), tb.OpCode(tb.OPS.DEQUANTIZE)],
+    )
+    return tb.build(model)
+
+
+def test_quantize_int16_matches_tflm(tmp_path):
+    path = write_model(_int16_chains(), tmp_path)
+    assert load(path).ops[0].kind == "QUANTIZE"
+    # int16 across its range, int32 past what int16 holds, float32 halfway between steps and
+    # outside the int16 range (not past int32, where TFLite's conversion is undefined: see
+    # test_quantize_float_halfway_values), then random values.
+    rng = np.random.default_rng(4)
+    int16s = np.arange(-32768, 32768, 1024, dtype=np.int16).reshape(1, 64)
+    int32s = rng.integers(-(1 << 31), (1 << 31) - 1, size=(1, 64), dtype=np.int32)
+    int8s = np.arange(-128, 128, 4, dtype=np.int8).reshape(1, 64)
+    halves = (np.arange(-32, 32, dtype=np.float32) + np.float32(0.5)) / np.float32(20000)
+    far = np.resize(np.array([3.0, -3.0, 1e4, -1e4, 0.0, -0.0], dtype=np.float32), (1, 64))
+    sets = [
+        [int16s, int32s, int8s, halves.reshape(1, 64)],
+        [-int16s - 1, int32s // 70000, int8s[:, ::-1].copy(), far],
+        [
+            rng.integers(-32768, 32767, size=(1, 64), dtype=np.int16),
+            rng.integers(-40000000, 40000000, size=(1, 64), dtype=np.int32),
+            rng.integers(-128, 127, size=(1, 64), dtype=np.int8),
+            rng.uniform(-2.0, 2.0, size=(1, 64)).astype(np.float32),
+        ],
+    ]
+    assert check_inputs(path, tmp_path, sets).exact

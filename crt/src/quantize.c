@@ -1,8 +1,10 @@
-/* QUANTIZE from float32 as TFLite's reference AffineQuantize. */
+/* QUANTIZE from float32 as TFLite's reference AffineQuantize, and between integer types as
+ * its Requantize.
+ */
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/quantize.h>
 
-/* roundf() without libm for |x| <= 256: the fraction x - trunc(x) of a float is
+/* roundf() without libm for |x| <= 65536: the fraction x - trunc(x) of a float is
  * exact, so comparing it with one half rounds halves away from zero as roundf does.
  */
 static int32_t round_half_away(float x)
@@ -19,22 +21,62 @@ static int32_t round_half_away(float x)
 	return t;
 }
 
+/* round(x / scale) before the zero point. Anything beyond +-bound saturates whatever the
+ * zero point; bounding it first keeps the conversion to int32 defined where TFLite's is not
+ * (beyond 2^31). NaN goes to the low end, as the interpreter gives on x86.
+ */
+static int32_t tinyaot_quantize_round(float x, float scale, float bound)
+{
+	float q = x / scale;
+
+	if (!(q > -bound)) {
+		q = -bound;
+	} else if (q > bound) {
+		q = bound;
+	}
+	return round_half_away(q);
+}
+
 void tinyaot_quantize_f32(const struct tinyaot_quantize_f32_params *p, const float *input,
 			  int8_t *output)
 {
 	for (int32_t i = 0; i < p->size; i++) {
-		float q = input[i] / p->scale;
+		const int32_t q = tinyaot_quantize_round(input[i], p->scale, 256.0f);
 
-		/* Anything beyond +-256 saturates whatever the zero point; bounding it first
-		 * keeps the conversion to int32 defined where TFLite's is not (beyond 2^31).
-		 * NaN goes to the low end, as the interpreter gives on x86.
-		 */
-		if (!(q > -256.0f)) {
-			q = -256.0f;
-		} else if (q > 256.0f) {
-			q = 256.0f;
-		}
-		output[i] = (int8_t)tinyaot_clamp_i32(round_half_away(q) + p->zero_point, INT8_MIN,
-						      INT8_MAX);
+		output[i] = (int8_t)tinyaot_clamp_i32(q + p->zero_point, INT8_MIN, INT8_MAX);
 	}
 }
+
+void tinyaot_quantize_f32_s16(const struct tinyaot_quantize_f32_params *p, const float *input,
+			      int16_t *output)
+{
+	for (int32_t i = 0; i < p->size; i++) {
+		const int32_t q = tinyaot_quantize_round(input[i], p->scale, 65536.0f);
+
+		output[i] = (int16_t)tinyaot_clamp_i32(q + p->zero_point, INT16_MIN, INT16_MAX);
+	}
+}
+
+/* int32 in and out wrap on the offsets where TFLite's int32 arithmetic would overflow. */
+static int32_t tinyaot_requantize_one(const struct tinyaot_requantize_params *p, int32_t x)
+{
+	const int32_t centred = (int32_t)((uint32_t)x - (uint32_t)p->input_zero_point);
+	const int32_t scaled = tinyaot_mbqm(centred, p->multiplier, p->shift);
+
+	return (int32_t)((uint32_t)scaled + (uint32_t)p->output_zero_point);
+}
+
+#define TINYAOT_REQUANTIZE(name, in_t, out_t, lo, hi)                                              \
+	void name(const struct tinyaot_requantize_params *p, const in_t *input, out_t *output)     \
+	{                                                                                          \
+		for (int32_t i = 0; i < p->size; i++) {                                            \
+			output[i] = (out_t)tinyaot_clamp_i32(tinyaot_requantize_one(p, input[i]),  \
+							     lo, hi);                              \
+		}                                                                                  \
+	}
+
+TINYAOT_REQUANTIZE(tinyaot_requantize_s8_s16, int8_t, int16_t, INT16_MIN, INT16_MAX)
+TINYAOT_REQUANTIZE(tinyaot_requantize_s16_s8, int16_t, int8_t, INT8_MIN, INT8_MAX)
+TINYAOT_REQUANTIZE(tinyaot_requantize_s16_s16, int16_t, int16_t, INT16_MIN, INT16_MAX)
+TINYAOT_REQUANTIZE(tinyaot_requantize_s16_i32, int16_t, int32_t, INT32_MIN, INT32_MAX)
+TINYAOT_REQUANTIZE(tinyaot_requantize_i32_s16, int32_t, int16_t, INT16_MIN, INT16_MAX)

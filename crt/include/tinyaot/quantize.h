@@ -1,4 +1,6 @@
-/* QUANTIZE: float32 to int8. (8-bit to 8-bit requantisation is a table: lut.h.) */
+/* QUANTIZE: float32 to int8 or int16, and requantisation between int8, int16 and int32.
+ * (8-bit to 8-bit requantisation is a table: lut.h.)
+ */
 #ifndef TINYAOT_QUANTIZE_H_
 #define TINYAOT_QUANTIZE_H_
 
@@ -15,5 +17,27 @@ struct tinyaot_quantize_f32_params {
 
 void tinyaot_quantize_f32(const struct tinyaot_quantize_f32_params *p, const float *input,
 			  int8_t *output);
+void tinyaot_quantize_f32_s16(const struct tinyaot_quantize_f32_params *p, const float *input,
+			      int16_t *output);
+
+/* (input - input zero point) times input scale / output scale, as a Q31 multiplier and a
+ * shift, plus the output zero point, saturated to the output type.
+ */
+struct tinyaot_requantize_params {
+	int32_t size;
+	int32_t input_zero_point, output_zero_point;
+	int32_t multiplier, shift;
+};
+
+void tinyaot_requantize_s8_s16(const struct tinyaot_requantize_params *p, const int8_t *input,
+			       int16_t *output);
+void tinyaot_requantize_s16_s8(const struct tinyaot_requantize_params *p, const int16_t *input,
+			       int8_t *output);
+void tinyaot_requantize_s16_s16(const struct tinyaot_requantize_params *p, const int16_t *input,
+				int16_t *output);
+void tinyaot_requantize_s16_i32(const struct tinyaot_requantize_params *p, const int16_t *input,
+				int32_t *output);
+void tinyaot_requantize_i32_s16(const struct tinyaot_requantize_params *p, const int32_t *input,
+				int16_t *output);
 
 #endif /* TINYAOT_QUANTIZE_H_ */

@@ -1,10 +1,12 @@
-"""DEQUANTIZE: int8 or uint8 to float32."""
+"""DEQUANTIZE: int8, uint8 or int16 to float32."""
 
 from __future__ import annotations
 
 from .. import inplace, quant
 from ..ir import DType, Graph, Op
 from ..lowering import KernelCall, OpDef, TensorArg, op_error, require_quant
+
+SUFFIX = {DType.INT8: "s8", DType.UINT8: "u8", DType.INT16: "s16"}
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -18,7 +20,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "scale": quant.f32(inp.scale),
     }
     return KernelCall(
-        "tinyaot_dequantize_s8" if inp.dtype == DType.INT8 else "tinyaot_dequantize_u8",
+        "tinyaot_dequantize_" + SUFFIX[inp.dtype],
         "tinyaot/dequantize.h",
         "struct tinyaot_dequantize_params",
         params,
@@ -29,8 +31,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "DEQUANTIZE",
-    ("int8", "uint8"),
+    ("int8", "uint8", "int16"),
     lower,
     "per-tensor input",
-    converts=(("int8", "float32"), ("uint8", "float32")),
+    converts=(("int8", "float32"), ("uint8", "float32"), ("int16", "float32")),
 )
