@@ -28,6 +28,7 @@ static void tinyaot_pair_run_blocks(const struct tinyaot_pair_job *job, const st
 	for (int32_t k = 0; k < job->blocks; k++) {
 		const int32_t highest = job->out_step > 0 ? k == job->blocks - 1 : k == 0;
 		const int32_t n = highest ? job->last : 4;
+		const int32_t back = highest ? job->back : 0;
 		int32_t acc[8];
 
 		for (int32_t j = 0; j < 4; j++) {
@@ -45,8 +46,8 @@ static void tinyaot_pair_run_blocks(const struct tinyaot_pair_job *job, const st
 				job->line ? tinyaot_requant_line(acc[4 + j], q[0], q[1])
 					  : tinyaot_requant_c(acc[4 + j], q[0], q[1], q[2], q[3]);
 
-			out_a[j] = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
-			out_b[j] = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
+			out_a[j - back] = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
+			out_b[j - back] = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
 		}
 		t = (const int32_t *)(const void *)((const uint8_t *)t + job->table_step);
 		out_a += job->out_step;
@@ -144,6 +145,8 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
  *   w0       104  the first block's weights
  *   off      108  added to the runs' pointers: pair_step times the pairs done, then the run
  *   len      112  length (one LDRD)
+ *   job      116  the job
+ *   cur      120  the _part routines: how far the current block's outputs lie before its place
  */
 
 __asm__(".equ pair_t, 0\n"
@@ -170,7 +173,9 @@ __asm__(".equ pair_t, 0\n"
 	".equ pair_w0, 104\n"
 	".equ pair_off, 108\n"
 	".equ pair_len, 112\n"
-	".equ pair_frame, 116\n"
+	".equ pair_job, 116\n"
+	".equ pair_cur, 120\n"
+	".equ pair_frame, 124\n"
 	/* Stores the address of a local label, with the Thumb bit, at a frame offset. */
 	".macro pair_set off, label\n\t"
 	"adr r4, \\label\n\t"
@@ -235,6 +240,7 @@ __asm__(".equ pair_t, 0\n"
 	"str ip, [sp, #pair_req]\n\t"
 	".endif\n\t"
 	"ldm r0, {r1-r11}\n\t"
+	"str r0, [sp, #pair_job]\n\t"
 	"str r1, [sp, #pair_run0]\n\t"
 	"str r2, [sp, #pair_runs_end]\n\t"
 	"str r5, [sp, #pair_wstep]\n\t"
@@ -301,11 +307,41 @@ __asm__(".equ pair_t, 0\n"
 	"str lr, [sp, #pair_end]\n\t"
 	"ldr pc, [sp, #pair_entry]\n"
 	".endm\n"
+	/* r0 the block's table, r1 and r2 its outputs, ip the last block's table, as pair_finish
+	 * loads them; with part (the _part routines), the highest block's outputs job->back bytes
+	 * before its place, the shift kept at cur for pair_unshift.
+	 */
+	".macro pair_shift part\n\t"
+	".if \\part\n\t"
+	"ldr ip, [sp, #pair_job]\n\t"
+	"ldr lr, [ip, #72]\n\t"
+	"ldr ip, [ip, #76]\n\t"
+	"ldr r0, [sp, #pair_t]\n\t"
+	"cmp r0, lr\n\t"
+	"it ne\n\t"
+	"movne ip, #0\n\t"
+	"str ip, [sp, #pair_cur]\n\t"
+	"ldrd r1, r2, [sp, #4]\n\t"
+	"sub r1, r1, ip\n\t"
+	"sub r2, r2, ip\n\t"
+	"ldr ip, [sp, #pair_tlast]\n\t"
+	".else\n\t"
+	"ldm sp, {r0-r2, ip}\n\t"
+	".endif\n"
+	".endm\n"
+	/* The outputs back at the block's place after its stores (ip is free). */
+	".macro pair_unshift part\n\t"
+	".if \\part\n\t"
+	"ldr ip, [sp, #pair_cur]\n\t"
+	"add r1, r1, ip\n\t"
+	"add r2, r2, ip\n\t"
+	".endif\n"
+	".endm\n"
 	/* The block's eight accumulators in r4-r11 requantised and stored (tinyaot_requant_c),
 	 * then on to pair_tail's rev or fwd.
 	 */
-	".macro pair_finish\n\t"
-	"ldm sp, {r0-r2, ip}\n\t"
+	".macro pair_finish part=0\n\t"
+	"pair_shift \\part\n\t"
 	"cmp r0, ip\n\t"
 	"add r0, r0, #16\n\t"
 	/* Channel 0 needs six free registers: the weights pointer and three of pixel b's
@@ -319,6 +355,7 @@ __asm__(".equ pair_t, 0\n"
 	"pair_requant r6, r10, r3, r4, r8, r9\n\t"
 	"pair_requant r7, r11, r3, r4, r5, r6\n\t"
 	"ldr r3, [sp], #16\n\t"
+	"pair_unshift \\part\n\t"
 	/* Forward, the table, outputs and weights already point at the next block; reverse,
 	 * they step back over two. Nothing from the CMP with tlast on sets the flags.
 	 */
@@ -368,14 +405,15 @@ __asm__(".equ pair_t, 0\n"
 	/* pair_finish for a line table (tinyaot_requant_line): two free registers are enough,
 	 * so nothing waits on the stack.
 	 */
-	".macro pair_finish_line\n\t"
-	"ldm sp, {r0-r2, ip}\n\t"
+	".macro pair_finish_line part=0\n\t"
+	"pair_shift \\part\n\t"
 	"cmp r0, ip\n\t"
 	"add r0, r0, #16\n\t"
 	"pair_line r4, r8\n\t"
 	"pair_line r5, r9\n\t"
 	"pair_line r6, r10\n\t"
 	"pair_line r7, r11\n\t"
+	"pair_unshift \\part\n\t"
 	"ldr pc, [sp, #pair_adj]\n"
 	".endm\n"
 	".pushsection .text.tinyaot_conv_pairs_body,\"ax\",%progbits\n\t"
@@ -464,7 +502,9 @@ __asm__(".equ pair_t, 0\n"
 	".popsection\n"
 	".endm\n\t"
 	"conv_entry tinyaot_conv_pairs, .Lpair_body, pair_finish\n\t"
-	"conv_entry tinyaot_conv_pairs_line, .Lpair_body, pair_finish_line\n");
+	"conv_entry tinyaot_conv_pairs_line, .Lpair_body, pair_finish_line\n\t"
+	"conv_entry tinyaot_conv_pairs_part, .Lpair_body, \"pair_finish 1\"\n\t"
+	"conv_entry tinyaot_conv_pairs_line_part, .Lpair_body, \"pair_finish_line 1\"\n");
 
 #if TINYAOT_CONV_DSP
 /*
@@ -486,10 +526,10 @@ __asm__(".equ pair_t, 0\n"
  * a block of one run goes after it.
  */
 
-__asm__(".equ dsp_half, 116\n"
-	".equ dsp_acc, 120\n"
-	".equ dsp_after, 136\n"
-	".equ dsp_frame, 140\n"
+__asm__(".equ dsp_half, 124\n"
+	".equ dsp_acc, 128\n"
+	".equ dsp_after, 144\n"
+	".equ dsp_frame, 148\n"
 	".macro dsp_step\n\t"
 	"ldr r0, [r1], #4\n\t"
 	"ldr ip, [r2], #4\n\t"
@@ -750,7 +790,9 @@ typedef char tinyaot_pair_job_layout[(offsetof(struct tinyaot_pair_job, run) == 
 				      offsetof(struct tinyaot_pair_job, pairs) == 56 &&
 				      offsetof(struct tinyaot_pair_job, pair_step) == 60 &&
 				      offsetof(struct tinyaot_pair_job, pair_out) == 64 &&
-				      offsetof(struct tinyaot_pair_job, line) == 68)
+				      offsetof(struct tinyaot_pair_job, line) == 68 &&
+				      offsetof(struct tinyaot_pair_job, high) == 72 &&
+				      offsetof(struct tinyaot_pair_job, back) == 76)
 					     ? 1
 					     : -1];
 
@@ -761,6 +803,16 @@ void tinyaot_conv_pairs(const struct tinyaot_pair_job *job)
 }
 
 void tinyaot_conv_pairs_line(const struct tinyaot_pair_job *job)
+{
+	tinyaot_conv_pairs_c(job);
+}
+
+void tinyaot_conv_pairs_part(const struct tinyaot_pair_job *job)
+{
+	tinyaot_conv_pairs_c(job);
+}
+
+void tinyaot_conv_pairs_line_part(const struct tinyaot_pair_job *job)
 {
 	tinyaot_conv_pairs_c(job);
 }
@@ -938,7 +990,13 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 	job.blocks = blocks;
 	job.act_min = p->act_min;
 	job.act_max = p->act_max;
-	job.last = d->out_c - 4 * (blocks - 1);
+	/* Over four channels, the highest block holds the last four (the compiler's layout): its
+	 * outputs start back bytes before its place, and write the block below's last ones again,
+	 * with the same values.
+	 */
+	job.back = d->out_c > 4 ? 4 * blocks - d->out_c : 0;
+	job.last = d->out_c - 4 * (blocks - 1) + job.back;
+	job.high = p->table + table * (blocks - 1);
 	job.pairs = 1;
 	job.pair_step = 0;
 	job.pair_out = 0;

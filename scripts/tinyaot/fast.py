@@ -128,11 +128,12 @@ def requant_rows(
 @dataclass(frozen=True)
 class Requant:
     """What a fast kernel's table is made of: the bias with the input zero point folded in,
-    the accumulator range per channel, and (m, h, e - 1) per channel for tinyaot_requant()."""
+    the accumulator range per channel, and (m, h, e - 1) per channel for tinyaot_requant(), or
+    None when a channel has none (channels() may still find a requantisation for it)."""
 
     folded: np.ndarray
     ranges: tuple[np.ndarray, np.ndarray]
-    rows: np.ndarray
+    rows: np.ndarray | None
 
 
 def exact_requant(
@@ -142,16 +143,13 @@ def exact_requant(
     mults: list[int],
     shifts: list[int],
 ) -> Requant | None:
-    """The fast kernels' arithmetic for weights [channels, depth] and the input and output zero
-    points, or None where it would not give TFLite's results bit for bit."""
+    """The fast kernels' accumulation for weights [channels, depth] and the input and output
+    zero points, or None where it would not give TFLite's results bit for bit."""
     folded = folded_bias(weights, bias, -zero_points[0])
     if not fits_int32(weights, folded):
         return None
     ranges = acc_range(weights, folded)
-    rows = requant_rows(mults, shifts, zero_points[1], ranges)
-    if rows is None:
-        return None
-    return Requant(folded, ranges, rows)
+    return Requant(folded, ranges, requant_rows(mults, shifts, zero_points[1], ranges))
 
 
 def mbqm_array(acc: np.ndarray, mult: int, shift: int) -> np.ndarray:
@@ -317,6 +315,16 @@ def padded(values: np.ndarray, length: int) -> np.ndarray:
     return np.concatenate([values, np.zeros((extra, *values.shape[1:]), dtype=values.dtype)])
 
 
+def block_channels(channels: int) -> np.ndarray:
+    """The channel at each place of the blocks of four of tinyaot_conv_fast_s8: over four
+    channels, the highest block holds the last four, so that the Thumb-2 routines never
+    store past them (tinyaot/conv_fast.h, `back`); under four, the padding follows."""
+    blocks = (channels + 3) // 4
+    if channels <= 4 or channels % 4 == 0:
+        return np.arange(channels)
+    return np.concatenate([np.arange(4 * (blocks - 1)), np.arange(channels - 4, channels)])
+
+
 def block_table(bias: np.ndarray, words: np.ndarray, pad: tuple[int, ...]) -> ConstArray:
     """Per block of four channels: bias[4], then each channel's words (struct tinyaot_pair_job,
     struct fc_job). Channels past the last get bias 0 and the words pad, whose output is 0."""
@@ -361,20 +369,67 @@ def channels(
         rows = line_rows(weights, rq, mults, shifts, offset)
         if rows is not None:
             return Channels(rq.folded + rows[:, 0], rows[:, 1:], True)
-    words = low_words(rq)
-    if words is None:
+    words = []
+    for ch, (m, s) in enumerate(zip(mults, shifts, strict=True)):
+        acc = (int(rq.ranges[0][ch]), int(rq.ranges[1][ch]))
+        entry = sign_words(int(m), int(s), offset, acc, act[0])
+        if entry is None:
+            return None
+        words.append(entry)
+    return Channels(rq.folded, np.asarray(words, dtype=np.int64).reshape(-1, 4), False)
+
+
+def sign_words(
+    mult: int, shift: int, offset: int, acc: tuple[int, int], act_min: int
+) -> tuple[int, int, int, int] | None:
+    """(m, h, e - 1, c) of tinyaot_requant_c for a channel: requant_entry's with
+    rounding_low_word's c where both exist, else one_sided's."""
+    entry = requant_entry(mult, shift, offset, acc)
+    c = rounding_low_word(entry[0], acc) if entry is not None else None
+    if entry is not None and c is not None:
+        return (*entry, c)
+    return one_sided(mult, shift, offset, acc, act_min)
+
+
+def requant_c(acc: int, words: tuple[int, int, int, int]) -> int:
+    """tinyaot_requant_c (tinyaot/requant.h) on Python ints, before the clamp."""
+    m, h, shift, c = words
+    s = -1 if acc < 0 else 0
+    x = ((((h + s) & 0xFFFFFFFF) << 32) | ((c ^ s) & 0xFFFFFFFF)) + acc * m
+    upper = (x >> 32) & 0xFFFFFFFF
+    return (upper - (1 << 32) if upper >= 1 << 31 else upper) >> shift
+
+
+def one_sided(
+    mult: int, shift: int, offset: int, acc: tuple[int, int], act_min: int
+) -> tuple[int, int, int, int] | None:
+    """(m, h, e - 1, c) of tinyaot_requant_c exact for the channel's accumulators >= 0, where
+    every negative one gives act_min or less both in TFLite and here; else None.
+
+    For acc >= 0 TFLite's output is floor((acc * m + 2^30 + 2^(30 + e)) / 2^(31 + e)) +
+    offset (SaturatingRoundingDoublingHighMul, then RoundingDivideByPOT rounding half up),
+    which is the upper word of acc * m + K, K = h * 2^32 + c, shifted right by e - 1 for
+    K = 2^30 + 2^(30 + e) + offset * 2^(31 + e). This holds for a right shift of 1 as well,
+    which requant_entry cannot do, and whatever the rounding's low word. A negative acc gets
+    the low word ~c and h - 1: both outputs are non-decreasing in acc, so it is enough that
+    both are at most act_min at acc = -1, as they are for a ReLU whose clamp is the zero point.
+    """
+    lo, hi = acc
+    e = -shift
+    if e < 1 or not 0 <= mult <= INT32_MAX or not INT32_MIN <= lo <= hi <= INT32_MAX:
         return None
-    c = np.asarray(words, dtype=np.int64)[:, None]
-    return Channels(rq.folded, np.concatenate([rq.rows, c], axis=1), False)
-
-
-def low_words(rq: Requant) -> list[int] | None:
-    """rounding_low_word of every channel, or None when one has none."""
-    words = [
-        rounding_low_word(int(m), (int(lo), int(hi)))
-        for m, lo, hi in zip(rq.rows[:, 0], rq.ranges[0], rq.ranges[1], strict=True)
-    ]
-    return None if None in words else [int(w) for w in words if w is not None]
+    k = (1 << 30) + (1 << (30 + e)) + offset * (1 << (31 + e))
+    h, c = k >> 32, k & 0xFFFFFFFF
+    words = (mult, h, e - 1, c - (1 << 32) if c >= 1 << 31 else c)
+    if not INT32_MIN <= h or (k + max(hi, 0) * mult) >> 32 > INT32_MAX:
+        return None
+    if lo < 0:
+        low = ((h - 1) << 32) + (c ^ 0xFFFFFFFF) + lo * mult
+        if low >> 32 < INT32_MIN or mbqm(-1, mult, shift) + offset > act_min:
+            return None
+        if requant_c(-1, words) > act_min:
+            return None
+    return words
 
 
 ADD_MIN_ELEMENTS = 512

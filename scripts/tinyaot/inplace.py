@@ -203,7 +203,8 @@ def conv_fast_steps(
     r_lo = np.minimum(lo[ia], lo[ib]) * in_c
     r_hi = np.maximum(hi[ia], hi[ib]) * in_c + in_c - 1
     blocks = (out_c + 3) // 4
-    oc0 = np.arange(blocks, dtype=np.int64) * 4
+    # Over four channels the highest block writes the last four (some again).
+    oc0 = np.minimum(np.arange(blocks, dtype=np.int64) * 4, max(out_c - 4, 0))
     oc1 = np.minimum(oc0 + 4, out_c)
     if reverse:
         ia, ib, r_lo, r_hi = ia[::-1], ib[::-1], r_lo[::-1], r_hi[::-1]

@@ -12,7 +12,8 @@
  *     [PATCH, or a clipped window: copy both input windows to the stack]
  *     for each block of four output channels:
  *       [ROWS, whole windows: read both input windows]
- *       write the block's channels of both pixels
+ *       write the block's channels of both pixels (over 4 channels not a multiple of 4,
+ *       the highest block writes the last four, the block below's last ones again)
  *
  * and, with d.reverse = 1, pairs last to first and blocks last to first. The order of the
  * (up to) eight writes of a block does not matter: no read happens between them.
@@ -64,10 +65,14 @@ enum tinyaot_conv_fast_mode {
  *                           and up, tinyaot_conv_pairs_c elsewhere (tinyaot_conv_pairs_line
  *                           for line tables);
  *   tinyaot_conv_pairs_dsp  the same where TINYAOT_CONV_DSP, with the weights in its layout;
+ *   tinyaot_conv_pairs_part the clamp of int8 and out_c over 4 not a multiple of 4 (the highest
+ *                           block repeats channels of the one below, see `back`): the same
+ *                           assembly, with the highest block's outputs moved
+ *                           (tinyaot_conv_pairs_line_part for line tables);
  *   tinyaot_conv_single     the last pixel of an odd count, alone, with one run (a = b), under
  *                           tinyaot_conv_pairs' conditions (tinyaot_conv_single_line for line
  *                           tables);
- *   tinyaot_conv_pairs_c    any job: a partial last block, a clamp narrower than int8.
+ *   tinyaot_conv_pairs_c    any job: fewer than 4 channels, a clamp narrower than int8.
  */
 struct tinyaot_pair_job;
 typedef void tinyaot_pair_fn(const struct tinyaot_pair_job *job);
@@ -75,6 +80,8 @@ typedef void tinyaot_pair_fn(const struct tinyaot_pair_job *job);
 tinyaot_pair_fn tinyaot_conv_pairs;
 tinyaot_pair_fn tinyaot_conv_pairs_line;
 tinyaot_pair_fn tinyaot_conv_pairs_c;
+tinyaot_pair_fn tinyaot_conv_pairs_part;
+tinyaot_pair_fn tinyaot_conv_pairs_line_part;
 tinyaot_pair_fn tinyaot_conv_single;
 tinyaot_pair_fn tinyaot_conv_single_line;
 #if TINYAOT_CONV_DSP
@@ -88,13 +95,16 @@ struct tinyaot_conv_fast_params {
 	/* The input zero point, k_w * in_c (PATCH: unused) bytes of it. */
 	const int8_t *zero_row;
 	/* Per block of four output channels (out_c rounded up): k_h * k_w * in_c groups of
-	 * four weights, one per channel of the block, in (ky, kx, ic) order.
+	 * four weights, one per channel of the block, in (ky, kx, ic) order. Over 4 channels, the
+	 * highest block is the last four channels (out_c - 4 to out_c - 1), else channels past
+	 * out_c are zero.
 	 */
 	const int8_t *weights;
 	/* Per block (TINYAOT_CONV_FAST_TABLE words): the four channels' bias + input offset * sum
-	 * of weights, then their mult, high, shift and c for tinyaot_requant_c() (out_c rounded
-	 * up, padding channels zero). With line = 1 (TINYAOT_CONV_FAST_LINE_TABLE words): the
-	 * biases with the line's b added, then each channel's m and h for tinyaot_requant_line().
+	 * of weights, then their mult, high, shift and c for tinyaot_requant_c() (the blocks'
+	 * channels as the weights have them, channels past out_c zero). With line = 1
+	 * (TINYAOT_CONV_FAST_LINE_TABLE words): the biases with the line's b added, then each
+	 * channel's m and h for tinyaot_requant_line().
 	 */
 	const int32_t *table;
 	/* 1: the table is for tinyaot_requant_line(); the compiler sets it only with the clamp of
@@ -135,7 +145,12 @@ struct tinyaot_pair_job {
 	 * out_a, out_b pair_out bytes from one to the next.
 	 */
 	int32_t pairs, pair_step, pair_out;
-	int32_t line; /* the table is for tinyaot_requant_line(): bias[4], 4 x (m, h) */
+	int32_t line;        /* the table is for tinyaot_requant_line(): bias[4], 4 x (m, h) */
+	const int32_t *high; /* the highest block's table */
+	/* The highest block's outputs start this many bytes (0 to 3) before its place: it holds
+	 * the last four channels, some of them also the block below's. last is then 4.
+	 */
+	int32_t back;
 };
 
 #endif /* TINYAOT_CONV_FAST_H_ */
