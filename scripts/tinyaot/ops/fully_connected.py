@@ -102,7 +102,7 @@ def lower_fast(
     weights = filt.data.astype(np.int64).reshape(units, depth)
     bias_data = bias.data if bias is not None else None
     rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
-    if rq is None:
+    if rq is None or rq.rows is None:
         return None
     grouped = weights.reshape(units // 4, 4, depth).transpose(0, 2, 1).reshape(-1)
     params = {
