@@ -35,7 +35,7 @@ SHAPES = {
     "scalar_first": [(1,), (4, 8, 8)],
 }
 COMPARISONS = ["EQUAL", "NOT_EQUAL", "LESS", "LESS_EQUAL", "GREATER", "GREATER_EQUAL"]
-OPTIONS = {"SUB": "SubOptions", "DIV": "DivOptions"}
+OPTIONS = {"SUB": "SubOptions", "DIV": "DivOptions", "ADD": "AddOptions", "MUL": "MulOptions"}
 INT32_MIN, INT32_MAX = -(2**31), 2**31 - 1
 
 
@@ -212,6 +212,9 @@ def arithmetic(i: int, j: int, out: T) -> list[O]:
         O("DIV", [i, j], out, ACT.NONE),
         O("DIV", [i, j], out, ACT.RELU),
         O("SQUARED_DIFFERENCE", [i, j], out),
+        # int32 ADD takes the whole int32 range whatever the activation, as TFLite Micro's.
+        O("ADD", [i, j], out, ACT.RELU6),
+        O("MUL", [j, i], out, ACT.RELU),
     ]
 
 
@@ -231,7 +234,7 @@ def test_float_ops(tmp_path):
     sets += [per_shape(lambda sa, sb: float_special(rng, sa, sb)) for _ in range(2)]
     result = run(tmp_path, inputs, ops, sets)
     assert result.max_rel_error <= 1e-5
-    squares = np.concatenate([o[k].ravel() for o in result.outputs for k in range(6, 50, 10)])
+    squares = np.concatenate([o[k].ravel() for o in result.outputs for k in range(6, 60, 12)])
     assert np.isnan(squares).any() and np.isinf(squares).any()
 
 
@@ -263,12 +266,12 @@ def test_int32_ops_and_float_comparisons(tmp_path):
     sets = [per_shape(small), per_shape(small), per_shape(wide), per_shape(wide)]
     result = run(tmp_path, inputs, ops, sets)
     assert result.exact
-    n = 19  # ops per shape case
+    n = 21  # ops per shape case
     # Quotients truncate: some are negative and not floors.
     quotients = np.concatenate([o[k].ravel() for o in result.outputs for k in range(4, 5 * n, n)])
     assert (quotients < 0).any() and (quotients > 0).any()
     # Every comparison, int32 and float, gives both results.
-    for first in range(7, n):
+    for first in range(9, n):
         got = np.concatenate([o[k].ravel() for o in result.outputs for k in range(first, 5 * n, n)])
         assert 0 < got.sum() < got.size, ops[first].kind
 

@@ -17,9 +17,11 @@ from closeness import float_error
 from harness import check_against_tflm
 from opcheck import check_inputs, every_int8, load, op_kinds, write_model
 from reference import Reference
+from tinyaot import frontend
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+from tinyaot.lowering import Alias
 
 SHAPE = (1, 8, 8, 4)
 N = int(np.prod(SHAPE))
@@ -413,3 +415,19 @@ def test_logical_not_folds():
     )
     assert lower_op(graph, graph.ops[0]) is None
     assert np.array_equal(graph.tensors[1].data, ~flags)
+
+
+def test_cast_between_int32_and_uint32_is_a_view(tmp_path):
+    """int32 -> uint32 -> int32 after an ADD, as the signal library's models cast their
+    energies: the same bits under the other type, no kernel, as TFLite Micro's static_cast
+    leaves them."""
+    inputs = [tb.Tensor("in", list(SHAPE), T.INT32)]
+    outputs = [tb.Tensor("u", list(SHAPE), T.UINT32), tb.Tensor("i", list(SHAPE), T.INT32)]
+    outputs.append(tb.Tensor("sum", list(SHAPE), T.INT32))
+    ops = [(1, [0, 0], [3]), (0, [3], [1]), (0, [1], [2])]
+    opcodes = [tflite.BuiltinOperator.CAST, tflite.BuiltinOperator.ADD]
+    path = build_graph(tmp_path, "cast_u32", inputs, ops, outputs, opcodes)
+    assert op_kinds(path) == ["ADD", "CAST", "CAST"]
+    graph = frontend.load(path)
+    assert all(isinstance(lower_op(graph, op), Alias) for op in graph.ops[1:])
+    assert check_inputs(path, tmp_path, [_cast_inputs()[2:3]]).exact

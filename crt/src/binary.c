@@ -56,6 +56,24 @@ void tinyaot_sub_i32(const struct tinyaot_binary_i32_params *p, const int32_t *i
 						 p->act_min, p->act_max));
 }
 
+void tinyaot_add_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
+		     const int32_t *input2, int32_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       tinyaot_clamp_i32((int32_t)((uint32_t)input1[c.offset1] +
+							   (uint32_t)input2[c.offset2]),
+						 p->act_min, p->act_max));
+}
+
+void tinyaot_mul_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
+		     const int32_t *input2, int32_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       tinyaot_clamp_i32((int32_t)((uint32_t)input1[c.offset1] *
+							   (uint32_t)input2[c.offset2]),
+						 p->act_min, p->act_max));
+}
+
 /* TFLite's el1 > el2 ? el1 : el2 and el1 < el2 ? el1 : el2: a NaN second input wins. */
 #define MAX_OF(x, y) ((x) > (y) ? (x) : (y))
 #define MIN_OF(x, y) ((x) < (y) ? (x) : (y))

@@ -39,3 +39,14 @@ void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p,
 	}
 	tinyaot_concatenate(p, bytes, (uint8_t *)output);
 }
+
+void tinyaot_concatenation_i32(const struct tinyaot_concatenation_params *p,
+			       const int32_t *const *inputs, int32_t *output)
+{
+	const uint8_t *bytes[TINYAOT_CONCATENATION_MAX_INPUTS];
+
+	for (int32_t i = 0; i < p->inputs_count; i++) {
+		bytes[i] = (const uint8_t *)inputs[i];
+	}
+	tinyaot_concatenate(p, bytes, (uint8_t *)output);
+}

@@ -22,6 +22,8 @@ _TFLITE_DTYPES = {
     tflite.TensorType.INT16: DType.INT16,
     tflite.TensorType.INT32: DType.INT32,
     tflite.TensorType.INT64: DType.INT64,
+    tflite.TensorType.UINT32: DType.UINT32,
+    tflite.TensorType.UINT64: DType.UINT64,
     tflite.TensorType.BOOL: DType.BOOL,
 }
 _TFLITE_DTYPE_NAMES = {

@@ -21,6 +21,9 @@ class DType(enum.Enum):
     INT16 = ("int16", "int16_t", 2, "TINYAOT_DTYPE_INT16")
     INT32 = ("int32", "int32_t", 4, "TINYAOT_DTYPE_INT32")
     INT64 = ("int64", "int64_t", 8, "TINYAOT_DTYPE_INT64")
+    # The audio front end's Signal* custom ops (energies, filter bank sums).
+    UINT32 = ("uint32", "uint32_t", 4, "TINYAOT_DTYPE_UINT32")
+    UINT64 = ("uint64", "uint64_t", 8, "TINYAOT_DTYPE_UINT64")
     # One byte, 0 or 1, as TFLite stores bool.
     BOOL = ("bool", "uint8_t", 1, "TINYAOT_DTYPE_BOOL")
 

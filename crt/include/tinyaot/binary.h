@@ -63,6 +63,14 @@ struct tinyaot_prelu_s8_params {
 	int32_t output_multiplier_2, output_shift_2;
 };
 
+/* ADD and MUL on int32 wrap as two's complement; ADD's range is the whole of int32 whatever
+ * the fused activation, as TFLite Micro's add.cc sets it.
+ */
+void tinyaot_add_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
+		     const int32_t *input2, int32_t *output);
+void tinyaot_mul_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
+		     const int32_t *input2, int32_t *output);
+
 /* SUB int8 shares ADD's parameters: the same common scale, then a difference. */
 void tinyaot_sub_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
 		    const int8_t *input2, int8_t *output);

@@ -36,6 +36,8 @@ enum tinyaot_dtype {
 	TINYAOT_DTYPE_INT32 = 4,
 	TINYAOT_DTYPE_INT64 = 5,
 	TINYAOT_DTYPE_BOOL = 6,
+	TINYAOT_DTYPE_UINT32 = 7,
+	TINYAOT_DTYPE_UINT64 = 8,
 };
 
 struct tinyaot_tensor_info {

@@ -1,4 +1,4 @@
-"""ADD with NumPy-style broadcasting: int8 and float32."""
+"""ADD with NumPy-style broadcasting: int8, float32 and int32."""
 
 from __future__ import annotations
 
@@ -10,13 +10,18 @@ from ..lowering import (
     binary_io,
     require_quant,
 )
-from .binary_common import fold_binary
+from .binary_common import INT32_MAX, INT32_MIN, fold_binary
+from .binary_common import call as binary_call
 
 LEFT_SHIFT = 20
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype, a, b, out, bcast, args = binary_io(graph, op)
+    if dtype == DType.INT32:
+        # TFLite Micro's add.cc clamps int32 to the whole type, whatever the activation.
+        fields = {"act_min": INT32_MIN, "act_max": INT32_MAX}
+        return binary_call(graph, op, "tinyaot_add_i32", "struct tinyaot_binary_i32_params", fields)
     act = int(op.options.get("FusedActivationFunction", 0))
     # Without broadcasting each output element depends only on the inputs at the
     # same index, so the output may take over either input's memory.
@@ -67,7 +72,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "ADD",
-    ("int8", "float32"),
+    ("int8", "float32", "int32"),
     lower,
     "broadcasting up to 4-D, fused activations",
     inputs=(2, 2),

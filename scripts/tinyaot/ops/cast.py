@@ -1,12 +1,13 @@
 """CAST: int8, int16, int32, float32 and bool to int8, int16, int32 or float32, on the
-device or folded when the input is constant. TFLite Micro writes no uint8 and no bool."""
+device or folded when the input is constant; int32 to uint32 and back as a view. TFLite
+Micro writes no uint8 and no bool."""
 
 from __future__ import annotations
 
 import numpy as np
 
 from ..ir import DType, Graph, Op
-from ..lowering import KernelCall, OpDef, elementwise_io
+from ..lowering import Alias, KernelCall, OpDef, elementwise_io
 from .unary_common import fold_unary, size_call
 
 SUFFIX = {
@@ -18,6 +19,8 @@ SUFFIX = {
 }
 FROM = ("int8", "int16", "int32", "float32", "bool")
 TO = ("int8", "int16", "int32", "float32")
+# Same bits, another type: a view (the signal library's uint32 energies and channels).
+REINTERPRET = (("int32", "uint32"), ("uint32", "int32"))
 
 
 def cast_values(x: np.ndarray, to: DType) -> np.ndarray:
@@ -30,8 +33,10 @@ def cast_values(x: np.ndarray, to: DType) -> np.ndarray:
     return np.clip(np.trunc(f), info.min, info.max).astype(to.numpy)
 
 
-def lower(graph: Graph, op: Op) -> KernelCall:
+def lower(graph: Graph, op: Op) -> KernelCall | Alias:
     _, inp, out, _ = elementwise_io(graph, op)
+    if (inp.dtype.short, out.dtype.short) in REINTERPRET:
+        return Alias(inp.index)
     function = f"tinyaot_cast_{SUFFIX[inp.dtype]}_{SUFFIX[out.dtype]}"
     return size_call(inp, out, function, "tinyaot/cast.h", "struct tinyaot_cast_params")
 
@@ -41,6 +46,6 @@ OP = OpDef(
     FROM,
     lower,
     "integers wrap; floats truncate and saturate, NaN gives 0 (as TFLite Micro)",
-    converts=tuple((a, b) for a in FROM for b in TO),
+    converts=tuple((a, b) for a in FROM for b in TO) + REINTERPRET,
     fold=fold_unary(cast_values),
 )

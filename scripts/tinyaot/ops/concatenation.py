@@ -1,4 +1,4 @@
-"""CONCATENATION along any axis: int8 and float32, up to 10 inputs as in TFLM.
+"""CONCATENATION along any axis: int8, float32 and int32, up to 10 inputs as in TFLM.
 
 TFLM's int8 kernel copies bytes and refuses inputs whose scale or zero point
 differ from the output's; so do we, at compile time.
@@ -79,7 +79,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "inputs_count": len(inputs),
         "copy_bytes": copy_bytes + [0] * (MAX_INPUTS - len(inputs)),
     }
-    kernel = "s8" if dtype == DType.INT8 else "f32"
+    kernel = {DType.INT8: "s8", DType.INT32: "i32"}.get(dtype, "f32")
     return KernelCall(
         f"tinyaot_concatenation_{kernel}",
         "tinyaot/concatenation.h",
@@ -91,7 +91,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "CONCATENATION",
-    ("int8", "float32"),
+    ("int8", "float32", "int32"),
     lower,
     "any axis, up to 10 inputs; int8 inputs in the output's scale and zero point",
     inputs=(1, MAX_INPUTS),

@@ -1,4 +1,4 @@
-"""MUL with NumPy-style broadcasting: int8 and float32."""
+"""MUL with NumPy-style broadcasting: int8, float32 and int32 (wrapping, as TFLite's)."""
 
 from __future__ import annotations
 
@@ -10,11 +10,13 @@ from ..lowering import (
     binary_io,
     require_quant,
 )
-from .binary_common import fold_binary
+from .binary_common import fold_binary, with_activation
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype, a, b, out, bcast, args = binary_io(graph, op)
+    if dtype == DType.INT32:
+        return with_activation(graph, op, "mul")
     act = int(op.options.get("FusedActivationFunction", 0))
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
@@ -53,7 +55,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "MUL",
-    ("int8", "float32"),
+    ("int8", "float32", "int32"),
     lower,
     "broadcasting up to 4-D, fused activations",
     inputs=(2, 2),
