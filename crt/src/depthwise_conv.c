@@ -53,6 +53,52 @@ void tinyaot_dwconv_s8(const struct tinyaot_dwconv_s8_params *p, const int8_t *i
 	}
 }
 
+/* int16x8: TFLM's int64 accumulator, no offsets. */
+void tinyaot_dwconv_s16(const struct tinyaot_dwconv_s16_params *p, const int16_t *input,
+			const int8_t *filter, const int64_t *bias, int16_t *output)
+{
+	const struct tinyaot_conv_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox;
+		const int32_t pix = tinyaot_conv_pixel(d, i, pixels, &b, &oy, &ox);
+		const int16_t *in_b = input + b * d->in_h * d->in_w * d->in_c;
+		const int32_t y0 = oy * d->stride_h - d->pad_h;
+		const int32_t x0 = ox * d->stride_w - d->pad_w;
+
+		for (int32_t j = 0; j < d->out_c; j++) {
+			const int32_t oc = d->reverse ? d->out_c - 1 - j : j;
+			const int32_t ic = oc / p->depth_multiplier;
+			int64_t acc = 0;
+
+			for (int32_t ky = 0; ky < d->k_h; ky++) {
+				const int32_t y = y0 + ky;
+
+				if (y < 0 || y >= d->in_h) {
+					continue;
+				}
+				for (int32_t kx = 0; kx < d->k_w; kx++) {
+					const int32_t x = x0 + kx;
+
+					if (x < 0 || x >= d->in_w) {
+						continue;
+					}
+					acc += filter[(ky * d->k_w + kx) * d->out_c + oc] *
+					       in_b[(y * d->in_w + x) * d->in_c + ic];
+				}
+			}
+			if (bias != NULL) {
+				acc += bias[oc];
+			}
+			const int32_t v = tinyaot_mbqm64(acc, p->multiplier[oc], p->shift[oc]);
+
+			output[pix * d->out_c + oc] =
+				(int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+		}
+	}
+}
+
 void tinyaot_dwconv_f32(const struct tinyaot_dwconv_f32_params *p, const float *input,
 			const float *filter, const float *bias, float *output)
 {

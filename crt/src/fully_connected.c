@@ -25,6 +25,30 @@ void tinyaot_fc_s8(const struct tinyaot_fc_s8_params *p, const int8_t *input, co
 	}
 }
 
+/* int16x8: TFLM's int64 accumulator; its offsets are all 0 here. */
+void tinyaot_fc_s16(const struct tinyaot_fc_s16_params *p, const int16_t *input,
+		    const int8_t *filter, const int64_t *bias, int16_t *output)
+{
+	for (int32_t b = 0; b < p->batches; b++) {
+		const int16_t *in = input + b * p->depth;
+
+		for (int32_t u = 0; u < p->units; u++) {
+			const int8_t *f = filter + u * p->depth;
+			int64_t acc = 0;
+
+			for (int32_t i = 0; i < p->depth; i++) {
+				acc += f[i] * in[i];
+			}
+			if (bias != NULL) {
+				acc += bias[u];
+			}
+			const int32_t v = tinyaot_mbqm64(acc, p->multiplier[u], p->shift[u]);
+
+			*output++ = (int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+		}
+	}
+}
+
 void tinyaot_fc_f32(const struct tinyaot_fc_f32_params *p, const float *input, const float *filter,
 		    const float *bias, float *output)
 {

@@ -16,6 +16,15 @@ struct tinyaot_dwconv_s8_params {
 	const int32_t *shift;
 };
 
+/* int16x8: as struct tinyaot_conv_s16_params, activations of zero point 0. */
+struct tinyaot_dwconv_s16_params {
+	struct tinyaot_conv_dims d;
+	int32_t depth_multiplier;
+	int32_t act_min, act_max;
+	const int32_t *multiplier;
+	const int32_t *shift;
+};
+
 struct tinyaot_dwconv_f32_params {
 	struct tinyaot_conv_dims d;
 	int32_t depth_multiplier;
@@ -24,6 +33,9 @@ struct tinyaot_dwconv_f32_params {
 
 void tinyaot_dwconv_s8(const struct tinyaot_dwconv_s8_params *p, const int8_t *input,
 		       const int8_t *filter, const int32_t *bias, int8_t *output);
+
+void tinyaot_dwconv_s16(const struct tinyaot_dwconv_s16_params *p, const int16_t *input,
+			const int8_t *filter, const int64_t *bias, int16_t *output);
 
 void tinyaot_dwconv_f32(const struct tinyaot_dwconv_f32_params *p, const float *input,
 			const float *filter, const float *bias, float *output);

@@ -18,6 +18,16 @@ struct tinyaot_fc_s8_params {
 	const int32_t *shift;
 };
 
+/* int16x8: int16 activations of zero point 0, symmetric int8 weights, int64 bias. */
+struct tinyaot_fc_s16_params {
+	int32_t batches;
+	int32_t depth;
+	int32_t units;
+	int32_t act_min, act_max;
+	const int32_t *multiplier; /* one per unit */
+	const int32_t *shift;
+};
+
 struct tinyaot_fc_f32_params {
 	int32_t batches;
 	int32_t depth;
@@ -27,6 +37,9 @@ struct tinyaot_fc_f32_params {
 
 void tinyaot_fc_s8(const struct tinyaot_fc_s8_params *p, const int8_t *input, const int8_t *filter,
 		   const int32_t *bias, int8_t *output);
+
+void tinyaot_fc_s16(const struct tinyaot_fc_s16_params *p, const int16_t *input,
+		    const int8_t *filter, const int64_t *bias, int16_t *output);
 
 void tinyaot_fc_f32(const struct tinyaot_fc_f32_params *p, const float *input, const float *filter,
 		    const float *bias, float *output);

@@ -1,4 +1,5 @@
-"""DEPTHWISE_CONV_2D: int8 (per-channel or per-tensor weights) and float32, any depth multiplier."""
+"""DEPTHWISE_CONV_2D: int8 (per-channel or per-tensor weights), int16x8 and float32, any depth
+multiplier."""
 
 from __future__ import annotations
 
@@ -12,23 +13,22 @@ from ..lowering import (
     OpDef,
     Routine,
     TensorArg,
-    bias_arg,
     int32_array,
     op_error,
-    require_const,
     require_no_dilation,
     shape4,
     window_dims,
 )
 from . import conv_2d
-from .weighted_common import fused_activation, int8_requant
+from .weighted_common import bias as weighted_bias
+from .weighted_common import fused_activation, int8_requant, s16_params, weights
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
     require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = require_const(graph, op, op.inputs[1], "filter", dtype)
+    filt = weights(graph, op, op.inputs[1], dtype)
     n, h, w, c = shape4(inp)
     on, oh, ow, oc = shape4(out)
     mult = oc // c if c else 0
@@ -48,7 +48,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         )
     kh, kw = filt.shape[1], filt.shape[2]
     dims = window_dims(graph, op, inp, out, (kh, kw), in_c=c, out_c=oc)
-    bias = bias_arg(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
+    bias = weighted_bias(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
     act = fused_activation(op)
     macs = n * oh * ow * oc * kh * kw
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
@@ -70,6 +70,16 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         )
     rq = int8_requant(graph, op, (inp, filt, out), oc, 3, bias)
     mults, shifts, (lo, hi), bias_t = rq.mults, rq.shifts, rq.act, rq.bias
+    if dtype == DType.INT16:
+        return KernelCall(
+            "tinyaot_dwconv_s16",
+            "tinyaot/depthwise_conv.h",
+            "struct tinyaot_dwconv_s16_params",
+            {**s16_params(dims, rq), "depth_multiplier": mult},
+            args,
+            macs=macs,
+            **overlap,
+        )
     assert filt.data is not None
     if c == 1:
         # One input channel: a convolution whose output channels are the multiplier's.
@@ -186,7 +196,7 @@ def lower_fast(
 
 OP = OpDef(
     "DEPTHWISE_CONV_2D",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
     "depth multiplier >= 1, SAME/VALID, strides",
     inputs=(2, 3),

@@ -1,4 +1,4 @@
-"""FULLY_CONNECTED: int8 (per-tensor or per-channel weights) and float32."""
+"""FULLY_CONNECTED: int8 (per-tensor or per-channel weights), int16x8 and float32."""
 
 from __future__ import annotations
 
@@ -11,18 +11,17 @@ from ..lowering import (
     KernelCall,
     OpDef,
     TensorArg,
-    bias_arg,
     int32_array,
     op_error,
-    require_const,
 )
-from .weighted_common import fused_activation, int8_requant
+from .weighted_common import bias as weighted_bias
+from .weighted_common import fused_activation, int8_requant, weights
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = require_const(graph, op, op.inputs[1], "weights", dtype)
+    filt = weights(graph, op, op.inputs[1], dtype, "weights")
     if op.options.get("WeightsFormat", 0) != 0:
         raise op_error(graph, op, "shuffled weights format is not supported")
     if len(filt.shape) != 2:
@@ -37,7 +36,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             out.index,
         )
     batches = inp.num_elements // depth
-    bias = bias_arg(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, units, dtype)
+    bias = weighted_bias(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, units, dtype)
     act = fused_activation(op)
     args = [TensorArg(inp.index), TensorArg(filt.index), bias, TensorArg(out.index, writable=True)]
     dims = {"batches": batches, "depth": depth, "units": units}
@@ -52,8 +51,25 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             args,
             macs=macs,
         )
-    rq = int8_requant(graph, op, (inp, filt, out), units, 0, bias, symmetric=False)
+    # int16x8 weights are symmetric: TFLM's per-channel int16 kernel ignores their zero point.
+    int16 = dtype == DType.INT16
+    rq = int8_requant(graph, op, (inp, filt, out), units, 0, bias, symmetric=int16)
     mults, shifts, (lo, hi), bias_t = rq.mults, rq.shifts, rq.act, rq.bias
+    if int16:
+        return KernelCall(
+            "tinyaot_fc_s16",
+            "tinyaot/fully_connected.h",
+            "struct tinyaot_fc_s16_params",
+            {
+                **dims,
+                "act_min": lo,
+                "act_max": hi,
+                "multiplier": int32_array(mults),
+                "shift": int32_array(shifts),
+            },
+            args,
+            macs=macs,
+        )
     call = lower_fast(inp, filt, bias_t, out, dims, mults, shifts, (lo, hi))
     if call is not None:
         return call
@@ -124,7 +140,7 @@ def lower_fast(
 
 OP = OpDef(
     "FULLY_CONNECTED",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
     "2-D weights, optional bias, fused activations",
     inputs=(2, 3),

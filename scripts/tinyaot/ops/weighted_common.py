@@ -13,6 +13,9 @@ from .. import quant
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import TensorArg, bias_arg, int32_array, op_error, require_const, require_quant
 
+# tflite::TensorType INT32, as the QuantizedBiasType option names it.
+INT32 = 2
+
 
 @dataclass(frozen=True)
 class Requant:
@@ -67,14 +70,21 @@ def fused_activation(op: Op) -> int:
     return int(op.options.get("FusedActivationFunction", 0))
 
 
-def weights(graph: Graph, op: Op, index: int, dtype: DType) -> Tensor:
+def weights(graph: Graph, op: Op, index: int, dtype: DType, what: str = "filter") -> Tensor:
     """The constant weights of an op on `dtype` activations: int8 under int16x8, else alike."""
-    return require_const(graph, op, index, "filter", DType.INT8 if dtype == DType.INT16 else dtype)
+    return require_const(graph, op, index, what, DType.INT8 if dtype == DType.INT16 else dtype)
 
 
 def bias(graph: Graph, op: Op, index: int | None, channels: int, dtype: DType) -> TensorArg | None:
     """The optional bias: lowering.bias_arg's, and int64 under int16x8 (TFLM's int64
-    accumulator; it also takes an int32 bias there, which no converter makes by default)."""
+    accumulator). TFLM's CONV_2D and FULLY_CONNECTED also take an int32 bias there, or no
+    bias with the option QuantizedBiasType INT32, and then sum in int32 and requantise with
+    the int32 MultiplyByQuantizedMultiplier, which rounds otherwise: no converter makes
+    that by default, and it is refused."""
+    int32_sum = op.kind in ("CONV_2D", "FULLY_CONNECTED") and index is None
+    if dtype == DType.INT16 and int32_sum and op.options.get("QuantizedBiasType") == INT32:
+        why = "QuantizedBiasType INT32 under int16 activations is not supported (int64 is)"
+        raise op_error(graph, op, why)
     if dtype != DType.INT16 or index is None:
         return bias_arg(graph, op, index, channels, dtype)
     t = require_const(graph, op, index, "bias")
