@@ -224,6 +224,21 @@ ELU_QUANT = {
 }
 
 
+INT16_OPS = _ops("LEAKY_RELU", "LEAKY_RELU_NEGATIVE")
+
+
+def test_int16_ops(tmp_path):
+    """int16x8 (zero points 0): every int16 value, and random ones."""
+    data = tfmodels.convert(INT16_OPS, [SHAPE], int8=True, int16x8=True, low=-1.0, high=2.0)
+    path = write_model(data, tmp_path)
+    assert sorted(op_kinds(path)) == sorted(INT16_OPS.kinds)
+    assert frontend.load(path).tensors[0].dtype == DType.INT16
+    every = np.arange(-32768, 32768, dtype=np.int16).reshape(-1, *SHAPE)
+    rng = np.random.default_rng(6)
+    sets = [[x] for x in every] + [[rng.integers(-32768, 32768, SHAPE, dtype=np.int16)]]
+    assert check_inputs(path, tmp_path, sets).exact
+
+
 @pytest.mark.parametrize("in_q,out_q", ELU_QUANT.values(), ids=ELU_QUANT.keys())
 def test_elu_int8(tmp_path, in_q, out_q):
     """The converter leaves ELU in float, so the int8 model is built by hand."""

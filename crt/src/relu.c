@@ -23,3 +23,28 @@ void tinyaot_relu_f32(const struct tinyaot_relu_f32_params *p, const float *inpu
 		output[i] = v < 0.0f ? 0.0f : v;
 	}
 }
+
+/* LEAKY_RELU as TFLite Micro's QuantizeLeakyRelu, which takes a negative alpha's multiplier
+ * negated and negates the product back: SaturatingRoundingDoublingHighMul rounds halves up,
+ * so the signed multiplier would round some products the other way.
+ */
+void tinyaot_leaky_relu_s16(const struct tinyaot_leaky_relu_s16_params *p, const int16_t *input,
+			    int16_t *output)
+{
+	const int32_t negate = p->alpha_multiplier < 0;
+	const int32_t alpha = negate ? -p->alpha_multiplier : p->alpha_multiplier;
+
+	for (int32_t i = 0; i < p->size; i++) {
+		const int32_t x = input[i] - p->input_zero_point;
+		int32_t v;
+
+		if (x >= 0) {
+			v = tinyaot_mbqm(x, p->identity_multiplier, p->identity_shift);
+		} else {
+			v = tinyaot_mbqm(x, alpha, p->alpha_shift);
+			v = negate ? -v : v;
+		}
+		output[i] =
+			(int16_t)tinyaot_clamp_i32(v + p->output_zero_point, INT16_MIN, INT16_MAX);
+	}
+}

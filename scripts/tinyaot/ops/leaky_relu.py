@@ -1,10 +1,11 @@
-"""LEAKY_RELU: int8 as a table (one multiplier each side of zero), and float32."""
+"""LEAKY_RELU: int8 as a table (one multiplier each side of zero), int16 with the same
+multipliers in a kernel, and float32."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .. import quant
+from .. import inplace, quant
 from ..fixedpoint import mbqm
 from ..ir import DType, Graph, Op
 from ..lowering import KernelCall, OpDef, elementwise_io, op_error, require_quant
@@ -13,7 +14,7 @@ from .unary_common import f32_call
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
-    dtype, inp, out, _ = elementwise_io(graph, op)
+    dtype, inp, out, args = elementwise_io(graph, op)
     alpha = op.options.get("Alpha")
     if not isinstance(alpha, float):
         raise op_error(graph, op, "the Alpha option is missing")
@@ -26,16 +27,41 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         float(in_scale * np.float32(alpha) / out_scale)
     )
     identity_mult, identity_shift = quant.quantize_multiplier(float(in_scale / out_scale))
+    if dtype == DType.INT16:
+        params = {
+            "size": inp.num_elements,
+            "input_zero_point": inp.zero_point,
+            "output_zero_point": out.zero_point,
+            "alpha_multiplier": alpha_mult,
+            "alpha_shift": alpha_shift,
+            "identity_multiplier": identity_mult,
+            "identity_shift": identity_shift,
+        }
+        return KernelCall(
+            "tinyaot_leaky_relu_s16",
+            "tinyaot/relu.h",
+            "struct tinyaot_leaky_relu_s16_params",
+            params,
+            args,
+            inplace=inplace.unary(inp, out),
+        )
 
     def table(v: int) -> int:
         x = v - inp.zero_point
         if x >= 0:
             return out.zero_point + mbqm(x, identity_mult, identity_shift)
-        # TFLite negates a negative alpha's multiplier and the product back; both rounding
-        # steps round halves away from zero, so that is the product with the multiplier.
+        # TFLite negates a negative alpha's multiplier and the product back: its doubling
+        # high multiply rounds halves up, so the signed multiplier can round the other way.
+        if alpha_mult < 0:
+            return out.zero_point - mbqm(x, -alpha_mult, alpha_shift)
         return out.zero_point + mbqm(x, alpha_mult, alpha_shift)
 
     return lut8(graph, op, table)
 
 
-OP = OpDef("LEAKY_RELU", ("int8", "float32"), lower, "int8 as a 256-byte table")
+OP = OpDef(
+    "LEAKY_RELU",
+    ("int8", "int16", "float32"),
+    lower,
+    "int8 as a 256-byte table; int16 requantised each side of zero",
+)
