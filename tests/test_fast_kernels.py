@@ -71,7 +71,8 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_1x1_odd_k3": (conv(4, (1, 1), 1, "same"), [1, 5, 3, 3], CONV),
     # Three input channels: whole windows read in place, clipped ones copied.
     "conv_3x3_c3": (conv(8, (3, 3), 1, "same"), [1, 7, 6, 3], CONV),
-    # Output channels not a multiple of four: the last block is partial (C loop).
+    # Output channels not a multiple of four: the highest block is the last four channels,
+    # stored two bytes early (tinyaot_conv_pairs_part).
     "conv_3x3_s2_oc6": (conv(6, (3, 3), 2, "same"), [1, 9, 9, 16], CONV),
     # Even rows of whole windows: a row's pairs in one job (all of them; the first three of
     # four, the last window being clipped).
@@ -89,10 +90,13 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # (BUILT_CASES below clamp inside it).
     "conv_relu6": (conv(8, (3, 3), 1, "same", "relu6"), [1, 6, 6, 8], CONV),
     # ReLU (zero point -128) gives line tables (fast.line_entry): pointwise with an odd pixel
-    # (the pixel routine), single steps of the pixel routine, a partial block (the C loop).
+    # (the pixel routine), single steps of the pixel routine, a partial block
+    # (tinyaot_conv_pairs_line_part), pointwise with a partial block and an odd pixel (the
+    # lone pixel through the _part pair routine).
     "conv_1x1_relu": (conv(24, (1, 1), 1, "same", "relu"), [1, 5, 7, 16], CONV),
     "conv_1x1_odd_k6_relu": (conv(8, (1, 1), 1, "same", "relu"), [1, 3, 5, 6], CONV),
     "conv_3x3_s2_oc6_relu": (conv(6, (3, 3), 2, "same", "relu"), [1, 9, 9, 16], CONV),
+    "conv_1x1_oc10_relu": (conv(10, (1, 1), 1, "same", "relu"), [1, 3, 5, 8], CONV),
     # Depthwise: a row of five, four chunks of 16 channels (KWS's shape).
     "dw_s1_w5": (dwconv((3, 3), 1, "same"), [1, 5, 5, 64], DWCONV),
     # Stride 2 with a padded right column, eight channels.
@@ -139,12 +143,52 @@ ADD_CASES: dict[str, tuple[Callable, list[list[int]], str]] = {
     # Broadcasting keeps the reference kernel.
     "add_broadcast": (lambda x, y: x + y, [[1, 4, 4, 8], [1, 1, 1, 8]], "tinyaot_add_s8"),
 }
-# Hand-built models (tests/tflite_builder.py) whose RELU6 clamps inside int8, which TF's
-# converter does not produce: the portable routines on every target.
+
+
+def conv_shift1() -> bytes:
+    """A pointwise CONV_2D with a fused RELU (output zero point -128) whose scales put every
+    channel's multiplier at a right shift of 1, which neither the line nor requant_entry can
+    do: fast.one_sided's words. Six channels (tinyaot_conv_pairs_part), 25 pixels (a lone
+    last one), small weights so that outputs spread over the range."""
+    c_in, c_out = 8, 6
+    rng = np.random.default_rng(5)
+    w_scales = [0.016 + 0.002 * i for i in range(c_out)]
+    tensors = [
+        tb.Tensor("input", [1, 5, 5, c_in], tb.INT8, 0, [0.05], [1]),
+        tb.Tensor("filter", [c_out, 1, 1, c_in], tb.INT8, 1, w_scales, [0] * c_out),
+        tb.Tensor("bias", [c_out], tb.INT32, 2, [0.05 * s for s in w_scales], [0] * c_out),
+        tb.Tensor("output", [1, 5, 5, c_out], tb.INT8, 0, [0.003], [-128]),
+    ]
+    options = {
+        "Padding": tb.PADDING.SAME,
+        "StrideH": 1,
+        "StrideW": 1,
+        "DilationHFactor": 1,
+        "DilationWFactor": 1,
+        "FusedActivationFunction": tb.ACT.RELU,
+    }
+    op = tb.Operator(0, [0, 1, 2], [3], "Conv2DOptions", options)
+    return tb.build(
+        tb.Model(
+            subgraphs=[tb.SubGraph(tensors, [op], [0], [3])],
+            opcodes=[tb.OpCode(tb.OPS.CONV_2D)],
+            buffers=[
+                tb.Buffer(),
+                tb.Buffer(tb.int8_bytes(rng.integers(-4, 5, size=(c_out, 1, 1, c_in)))),
+                tb.Buffer(tb.int32_bytes(rng.integers(-300, 300, size=c_out))),
+            ],
+        )
+    )
+
+
+# Hand-built models (tests/tflite_builder.py): "clamped" ones, whose RELU6 clamps inside int8,
+# which TF's converter does not produce (the portable routines on every target), and
+# quantisations it does not choose.
 # name: (the model, the kernel it must lower to)
 BUILT_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     "conv_clamped": (lambda: tb.build(tb.conv2d(tb.ACT.RELU6, tb.PADDING.SAME, size=8)), CONV),
     "dw_clamped": (lambda: tb.build(tb.depthwise_conv2d(tb.ACT.RELU6)), DWCONV),
+    "conv_shift1": (conv_shift1, CONV),
 }
 PLACEMENTS = ["planned", "forward", "reverse"]
 
@@ -355,7 +399,7 @@ def test_dsp_layout_where_runs_allow(models):
         "conv_1x1": True,
         "conv_1x1_c12": True,
         "conv_1x1_s2": True,
-        "conv_3x3_s2_oc6": False,  # a partial block
+        "conv_3x3_s2_oc6": False,  # a partial block: tinyaot_conv_pairs_part
         "conv_3x3_valid_c40": True,
         "conv_5x5": True,
         "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
@@ -382,7 +426,7 @@ def test_dsp_layout_where_runs_allow(models):
 
 def test_clamped_cases_clamp(models):
     """The hand-built cases really clamp inside int8, so they run the portable routines."""
-    for name in BUILT_CASES:
+    for name in (n for n in BUILT_CASES if "clamped" in n):
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
         assert (params["act_min"], params["act_max"]) == (-1, 59), name
@@ -391,6 +435,63 @@ def test_clamped_cases_clamp(models):
         else:
             assert not isinstance(params["weights"], ByTarget)
             assert params["pairs"] == Routine("tinyaot_conv_pairs_c")
+
+
+def test_partial_blocks(models):
+    """Over four channels not a multiple of 4, the highest block holds the last four and the
+    _part routines run; the shift-1 case has one_sided's words (e - 1 = 0, c = 3 * 2^30)."""
+    want = {
+        "conv_3x3_s2_oc6": "tinyaot_conv_pairs_part",
+        "conv_3x3_s2_oc6_relu": "tinyaot_conv_pairs_line_part",
+        "conv_1x1_oc10_relu": "tinyaot_conv_pairs_line_part",
+        "conv_shift1": "tinyaot_conv_pairs_part",
+    }
+    for name, routine in want.items():
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        params = c.steps[-1].call.params
+        assert params["pairs"] == Routine(routine) and params["single"] is None, name
+        out_c = params["d"]["out_c"]
+        np.testing.assert_array_equal(
+            fast.block_channels(out_c)[-4:], np.arange(out_c - 4, out_c), name
+        )
+    params = (
+        compile_graph(frontend.load(models["conv_shift1"]), Options(name="m"), "conv_shift1")
+        .steps[-1]
+        .call.params
+    )
+    words = params["table"].values.reshape(-1, 20)[:, 4:].reshape(-1, 4)
+    assert params["line"] == 0 and set(words[:, 2]) == {0}
+    assert set(words[:, 3]) == {np.int32(-(1 << 30))}
+
+
+def test_one_sided_matches_reference():
+    """fast.one_sided's words, through requant_c (tinyaot_requant_c), give TFLite's clamped
+    output on every accumulator of the range it accepts, for right shifts from 1."""
+    rng = np.random.default_rng(11)
+    accepted = 0
+    for _ in range(600):
+        e = int(rng.choice([1, 1, 2, 5, 11]))
+        mult = int(rng.integers(1 << 30, 1 << 31))
+        offset = int(rng.choice([-128, -128, -90, 3]))
+        act_min = int(rng.choice([-128, max(offset, -128)]))
+        lo, hi = -int(rng.integers(0, 1 << 16)), int(rng.integers(0, 1 << 16))
+        words = fast.one_sided(mult, -e, offset, (lo, hi), act_min)
+        if words is None:
+            continue
+        accepted += 1
+        accs = np.unique(
+            np.concatenate(
+                [
+                    np.arange(max(lo, -600), min(hi, 600) + 1),
+                    rng.integers(lo, hi + 1, 400),
+                    [lo, hi],
+                ]
+            )
+        )
+        want = np.clip(fast.mbqm_array(accs, mult, -e) + offset, act_min, 127)
+        got = np.clip([fast.requant_c(int(a), words) for a in accs], act_min, 127)
+        np.testing.assert_array_equal(got, want, f"{mult} {e} {offset} {act_min}")
+    assert accepted > 100
 
 
 def test_line_tables_where_relu(models):
