@@ -17,6 +17,7 @@ from . import codegen, fast, report, tflm_ops
 from .compiler import Compiled, Options, compile_model
 from .errors import CompileError
 from .ops import OPS
+from .patch import DEFAULT_MAX_EXTRA_MACS
 
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3
@@ -33,9 +34,19 @@ def _options(args: argparse.Namespace) -> Options:
         arena_alignment=args.arena_alignment,
         arena_section=args.arena_section,
         arena_budget=args.arena_budget,
+        smallest_arena=args.smallest_arena,
+        max_extra_macs=args.max_extra_macs,
+        patch_stage=args.patch_stage,
         shared_arena=args.shared_arena,
         custom_ops=tuple(args.custom_op),
     )
+
+
+def _stage(text: str) -> tuple[int, int]:
+    layers, _, stripes = text.partition(":")
+    if not (layers.isdigit() and stripes.isdigit()):
+        raise argparse.ArgumentTypeError(f"'{text}' is not LAYERS:STRIPES")
+    return int(layers), int(stripes)
 
 
 def _compile(args: argparse.Namespace) -> Compiled:
@@ -148,7 +159,27 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         type=int,
         default=0,
         metavar="BYTES",
-        help="fail when the arena needs more than this (0: no limit)",
+        help="fit the arena in this: when the layer-by-layer plan needs more, run the first "
+        "layers stripe by stripe (patch-based); fail when nothing fits (0: no limit)",
+    )
+    p.add_argument(
+        "--smallest-arena",
+        action="store_true",
+        help="the patch plan with the smallest arena, whatever the budget",
+    )
+    p.add_argument(
+        "--max-extra-macs",
+        type=int,
+        default=DEFAULT_MAX_EXTRA_MACS,
+        metavar="PERCENT",
+        help="the extra MACs a patch plan may cost, in percent of the model's "
+        f"(default {DEFAULT_MAX_EXTRA_MACS})",
+    )
+    p.add_argument(
+        "--patch-stage",
+        type=_stage,
+        metavar="LAYERS:STRIPES",
+        help="run the first LAYERS windowed layers in STRIPES stripes, whatever the budget",
     )
     p.add_argument(
         "--custom-op",

@@ -12,11 +12,12 @@ from pathlib import Path
 
 import numpy as np
 
-from . import custom, frontend, planner, state
+from . import custom, frontend, patch, planner, state
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
 from .lowering import (
     DSP_GUARD,
+    STATE_OPTION,
     Alias,
     ByTarget,
     ConstArray,
@@ -43,6 +44,12 @@ class Options:
     arena_alignment: int = 16
     arena_section: str | None = None
     arena_budget: int = 0
+    # Patch-based execution (patch.py): the smallest arena outright, whatever the budget, and
+    # the extra MACs a patch plan may cost, in percent of the model's.
+    smallest_arena: bool = False
+    max_extra_macs: int = patch.DEFAULT_MAX_EXTRA_MACS
+    # A patch stage of (layers, stripes), whatever the arena it needs.
+    patch_stage: tuple[int, int] | None = None
     # Models compiled with the same pool name share one arena (never run at once).
     shared_arena: str | None = None
     # Custom codes whose kernels the application links (custom.py).
@@ -68,9 +75,12 @@ class Compiled:
     notes: list[str] = field(default_factory=list)
     # Where the model's state lives in its state buffer (state.py; size 0: no state).
     state: state.StateLayout = field(default_factory=state.StateLayout)
+    # A patch stage's stripe outputs: tensor -> byte offset in the tensor it is rows of.
+    views: dict[int, int] = field(default_factory=dict)
+    patch: patch.PatchPlan | None = None
 
     def offset(self, tensor: int) -> int:
-        return self.plan.offsets[self.root[tensor]]
+        return self.plan.offsets[self.root[tensor]] + self.views.get(tensor, 0)
 
     def state_offset(self, tensor: int) -> int | None:
         """The tensor's offset in the state buffer, None when it is not state."""
@@ -147,6 +157,7 @@ def compile_model(path: str | Path, options: Options) -> Compiled:
 
 
 def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
+    _own_state(graph, options.custom_ops)
     layout = state.resolve(graph, _evaluate)
     root = {t.index: t.index for t in graph.tensors}
     steps: list[Step] = []
@@ -169,8 +180,29 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
                 f"graph input or output tensor {t} '{graph.tensors[t].name}' is a constant"
             )
     steps = _read_in_place(graph, steps, root)
-    buffers = _buffers(graph, steps, root)
-    plan = planner.plan(buffers, _overlaps(graph, steps, root, buffers))
+
+    def plan_of(steps: list[Step]) -> planner.Plan:
+        buffers = _buffers(graph, steps, root)
+        return planner.plan(buffers, _overlaps(graph, steps, root, buffers))
+
+    plan = plan_of(steps)
+    chosen = None
+    if options.patch_stage or options.smallest_arena or 0 < options.arena_budget < plan.size:
+        chosen = patch.choose(
+            graph,
+            steps,
+            root,
+            plan,
+            options.arena_budget,
+            options.smallest_arena,
+            options.max_extra_macs,
+            lambda g, op: lower_op(g, op, options.custom_ops),
+            plan_of,
+            options.name,
+            options.patch_stage,
+        )
+    if chosen is not None:
+        steps, plan = chosen.steps, chosen.plan
     problems = planner.check(plan)
     if problems:
         raise AssertionError("memory plan is inconsistent: " + "; ".join(problems))
@@ -185,6 +217,8 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
         plan=plan,
         macs=sum(s.call.macs for s in steps),
         state=layout,
+        views=chosen.views if chosen else {},
+        patch=chosen.patch if chosen else None,
     )
     if options.arena_budget and plan.size > options.arena_budget:
         raise CompileError(
@@ -192,6 +226,20 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
             f"over the budget of {options.arena_budget} bytes"
         )
     return compiled
+
+
+def _own_state(graph: Graph, custom_ops: tuple[str, ...]) -> None:
+    """The variable tensors of the ops whose kernels keep state of their own (OpDef.state),
+    made before the state is laid out; none for an op the application's kernel runs."""
+    for op in graph.ops:
+        opdef = OPS.get(op.kind)
+        if opdef is None or opdef.state is None or op.kind in custom_ops:
+            continue
+        if opdef.custom != custom.is_custom(op):
+            continue
+        tensor = opdef.state(graph, op)
+        if tensor is not None:
+            op.options[STATE_OPTION] = tensor
 
 
 def lower_op(graph: Graph, op: Op, custom_ops: tuple[str, ...] = ()) -> Lowered | None:

@@ -140,6 +140,9 @@ Lowered = KernelCall | Alias
 # Every dtype name the IR knows, for ops that only move bytes (RESHAPE, SQUEEZE, ...).
 ANY_DTYPE = tuple(d.short for d in DType)
 
+# The op option naming the variable tensor of an op's own state (OpDef.state).
+STATE_OPTION = "tinyaot_state"
+
 Fold = Callable[[Graph, Op], "list[np.ndarray] | None"]
 
 
@@ -174,6 +177,10 @@ class OpDef:
     # The input whose dtype `dtypes` and `converts` describe, where it is not the first
     # (SPLIT's axis and TRANSPOSE_CONV's output shape come before the data).
     data_input: int = 0
+    # For an op that keeps state of its own between invocations (the signal library's noise
+    # estimate): adds a variable tensor for it and returns its index, or None. The compiler
+    # calls it before laying out the state and puts the index in op.options[STATE_OPTION].
+    state: Callable[[Graph, Op], int | None] | None = None
 
     def signature(self) -> str:
         """The dtypes as `tinyaot ops` and README show them."""
@@ -369,6 +376,11 @@ def window_padding(
     return pads[0], pads[1]
 
 
+# The op option that lowers a windowed op on one tile of a patch stage (patch.py): the
+# (pad_h, pad_w) of the tile's windows.
+TILE_PADS = "tinyaot_tile_pads"
+
+
 def window_dims(
     graph: Graph, op: Op, inp: Tensor, out: Tensor, k_hw: tuple[int, int], **channels: int
 ) -> dict[str, int]:
@@ -378,7 +390,13 @@ def window_dims(
     """
     n, h, w, _ = shape4(inp)
     _, oh, ow, _ = shape4(out)
-    pad_h, pad_w = window_padding(graph, op, (h, w), k_hw, (oh, ow))
+    tile = op.options.get(TILE_PADS)
+    if isinstance(tile, tuple):
+        # A layer of a patch stage on one tile: its tensors are the tile's windows, its
+        # padding relative to them (negative where real rows lie above), checked by patch.py.
+        pad_h, pad_w = tile
+    else:
+        pad_h, pad_w = window_padding(graph, op, (h, w), k_hw, (oh, ow))
     return {
         "batches": n,
         "in_h": h,

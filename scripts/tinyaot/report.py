@@ -12,17 +12,18 @@ import tempfile
 from html import escape
 from pathlib import Path
 
-from . import codegen
+from . import codegen, patch
 from .compiler import Compiled
 
 CRT = Path(__file__).resolve().parents[2] / "crt"
 
 
 def summary(c: Compiled) -> str:
-    return (
+    line = (
         f"tinyaot: {c.options.name}: arena {c.plan.size} B, weights {c.weights_size} B, "
         f"{len(c.graph.ops)} ops, {c.macs} MACs"
     )
+    return line + (f"\ntinyaot: {c.options.name}: {patch.describe(c.patch)}" if c.patch else "")
 
 
 def code_size(c: Compiled) -> int | None:
@@ -79,12 +80,16 @@ def text(c: Compiled, measure_code: bool = True) -> str:
     lines = [f"model {c.options.name} ({c.source_name})", "", "ops:"]
     lines.append(f"  {'#':>3}  {'op':<20} {'kernel':<22} {'output shape':<18} {'MACs':>10}")
     step_of = {s.op.index: s for s in c.steps}
+    # A patch stage's op runs once per stripe.
+    macs_of: dict[int, int] = {}
+    for s in c.steps:
+        macs_of[s.op.index] = macs_of.get(s.op.index, 0) + s.call.macs
     for op in g.ops:
         step = step_of.get(op.index)
         kernel = step.call.function if step else "(view: no code)"
         # Ops on resource variables (ASSIGN_VARIABLE, CALL_ONCE) have no output.
         shape = "x".join(str(d) for d in g.tensors[op.outputs[0]].shape) if op.outputs else "-"
-        macs = step.call.macs if step else 0
+        macs = macs_of.get(op.index, 0)
         lines.append(f"  {op.index:>3}  {op.kind:<20} {kernel:<22} {shape:<18} {macs:>10}")
     lines += [
         "",
@@ -110,7 +115,15 @@ def text(c: Compiled, measure_code: bool = True) -> str:
         else "code:    not measured (arm-none-eabi-gcc not found)",
         f"MACs:    {c.macs}",
     ]
+    if c.patch:
+        lines.append(f"{patch.describe(c.patch)}; its steps {_stage_steps(c)}")
     return "\n".join(lines) + "\n"
+
+
+def _stage_steps(c: Compiled) -> str:
+    assert c.patch is not None
+    first = c.patch.first_step
+    return f"{first}..{first + c.patch.depth * c.patch.stripes - 1}"
 
 
 def svg(c: Compiled) -> str:
@@ -129,6 +142,23 @@ def svg(c: Compiled) -> str:
         f'<rect x="{left}" y="{top}" width="{width - left - 20}" height="{height - top - bottom}" '
         'fill="none" stroke="#999"/>',
     ]
+    if c.patch:
+        # The patch stage: a band behind its steps, a line between its stripes.
+        first, depth = c.patch.first_step, c.patch.depth
+        x0, x1 = x_of(first), x_of(first + depth * c.patch.stripes)
+        out.append(
+            f'<rect x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{height - top - bottom}" '
+            f'fill="#eee"><title>{escape(patch.describe(c.patch))}</title></rect>'
+        )
+        for k in range(1, c.patch.stripes):
+            x = x_of(first + k * depth)
+            out.append(
+                f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" '
+                'stroke="#bbb" stroke-dasharray="3,3"/>'
+            )
+        out.append(
+            f'<text x="{x0 + 3:.1f}" y="{top - 4}">patch stage: {c.patch.stripes} stripes</text>'
+        )
     for i, (key, buf) in enumerate(sorted(c.plan.buffers.items())):
         off = c.plan.offsets[key]
         x0, x1 = x_of(buf.start), x_of(buf.end + 1)

@@ -1,0 +1,223 @@
+"""Patch-based execution (scripts/tinyaot/patch.py): a stage of windowed layers run stripe by
+stripe gives TFLite Micro's bytes, whatever the stage depth and stripe count; the compiler
+picks a stage under an arena budget; the plan's checker holds for stripe buffers."""
+
+from __future__ import annotations
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+import tflite_builder as tb
+from harness import split_outputs
+from host import runner
+from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import strategies as st
+from reference import Reference
+from tinyaot import cli, codegen, compiler, planner
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
+import runner as m3  # noqa: E402
+
+REPO = Path(__file__).resolve().parents[1]
+PERSON = REPO / "models" / "tflm_person_detect_int8.tflite"
+
+
+@pytest.fixture(scope="module")
+def runtime(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
+    """crt/src compiled once for the module's builds (the coverage build under
+    scripts/run-tests.sh, as tests/host/runner.py links it)."""
+    coverage = os.environ.get(runner.COVERAGE_DIR)
+    if coverage:
+        objects = runner.runtime_objects(Path(coverage) / "obj", runner.COVERAGE_FLAGS)
+        return [*objects, "--coverage"]
+    return runner.runtime_objects(tmp_path_factory.mktemp("crt"), ())
+
+
+# (kind, window, stride, SAME padding, output channels; pools keep the channels)
+Layer = tuple[str, int, int, bool, int]
+KINDS = ("conv", "dw", "avg", "max")
+
+
+def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
+    """An int8 chain of windowed layers on a size x size x channels input."""
+    rng = np.random.default_rng(seed)
+    tensors = [tb.Tensor("input", [1, size, size, channels], tb.INT8, 0, [0.05], [3])]
+    buffers = [tb.Buffer()]
+    ops, codes = [], []
+    h, c, scale, zp = size, channels, 0.05, 3
+    for i, (kind, k, stride, same, out_c) in enumerate(layers):
+        out_h = (h + stride - 1) // stride if same else (h - k) // stride + 1
+        padding = tb.PADDING.SAME if same else tb.PADDING.VALID
+        x = len(tensors) - 1
+        if kind in ("avg", "max"):
+            code = tb.OPS.AVERAGE_POOL_2D if kind == "avg" else tb.OPS.MAX_POOL_2D
+            tensors.append(tb.Tensor(f"t{i}", [1, out_h, out_h, c], tb.INT8, 0, [scale], [zp]))
+            options = {"Padding": padding, "StrideH": stride, "StrideW": stride}
+            options |= {"FilterHeight": k, "FilterWidth": k, "FusedActivationFunction": 0}
+            ops.append(tb.Operator(len(codes), [x], [x + 1], "Pool2DOptions", options))
+            codes.append(tb.OpCode(code))
+            h = out_h
+            continue
+        dw = kind == "dw"
+        out_c = c if dw else out_c
+        shape = [1, k, k, c] if dw else [out_c, k, k, c]
+        w_scale = [float(s) for s in rng.uniform(0.005, 0.02, out_c)]
+        depth = k * k * (1 if dw else c)
+        out_scale = scale * 0.02 * 127 * np.sqrt(depth) / 24
+        out_zp = int(rng.integers(-20, 20))
+        buffers += [
+            tb.Buffer(tb.int8_bytes(rng.integers(-127, 128, size=shape))),
+            tb.Buffer(tb.int32_bytes(rng.integers(-800, 800, size=out_c))),
+        ]
+        tensors += [
+            tb.Tensor(f"w{i}", shape, tb.INT8, len(buffers) - 2, w_scale, [0] * out_c, 3 * dw),
+            tb.Tensor(
+                f"b{i}",
+                [out_c],
+                tb.INT32,
+                len(buffers) - 1,
+                [scale * s for s in w_scale],
+                [0] * out_c,
+            ),
+            tb.Tensor(f"t{i}", [1, out_h, out_h, out_c], tb.INT8, 0, [out_scale], [out_zp]),
+        ]
+        options = {"Padding": padding, "StrideH": stride, "StrideW": stride}
+        options |= {"DilationHFactor": 1, "DilationWFactor": 1, "FusedActivationFunction": 0}
+        if dw:
+            options["DepthMultiplier"] = 1
+        name = "DepthwiseConv2DOptions" if dw else "Conv2DOptions"
+        ops.append(tb.Operator(len(codes), [x, x + 1, x + 2], [x + 3], name, options))
+        codes.append(tb.OpCode(tb.OPS.DEPTHWISE_CONV_2D if dw else tb.OPS.CONV_2D))
+        h, c, scale, zp = out_h, out_c, out_scale, out_zp
+    graph = tb.SubGraph(tensors, ops, [0], [len(tensors) - 1])
+    return tb.build(tb.Model([graph], codes, buffers))
+
+
+def run_host(model: Path, workdir: Path, runtime: list[str], options: tuple[str, ...], seed: int):
+    """(outputs of the compiled model, TFLite Micro's) on one random input."""
+    gen = workdir / "gen"
+    argv = ["compile", str(model), "--name", "m", "--output-dir", str(gen), "--quiet"]
+    assert cli.main([*argv, *options]) == 0
+    exe = runner.build(gen, "m", workdir, runtime=runtime)
+    ref = Reference(model)
+    inputs = ref.random_inputs(np.random.default_rng(seed))
+    want = ref.run(inputs)
+    got = split_outputs(runner.run(exe, [x.tobytes() for x in inputs], "run"), want)
+    return got, want
+
+
+def layer() -> st.SearchStrategy[Layer]:
+    return st.tuples(
+        st.sampled_from(KINDS),
+        st.integers(1, 5),
+        st.integers(1, 2),
+        st.booleans(),
+        st.sampled_from([4, 8]),
+    )
+
+
+@settings(
+    max_examples=6,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    layers=st.lists(layer(), min_size=2, max_size=5),
+    size=st.integers(10, 24),
+    channels=st.sampled_from([1, 3, 4, 8]),
+    depth=st.integers(2, 5),
+    stripes=st.integers(2, 7),
+    seed=st.integers(0, 1000),
+)
+def test_stage_matches_tflite_micro(
+    layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime
+):
+    """Any stage depth and stripe count on a chain of convolutions, depthwise convolutions and
+    pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding) is byte for byte TFLite
+    Micro's, as the layer-by-layer code is."""
+    h = size
+    for _, k, stride, same, _ in layers:
+        h = (h + stride - 1) // stride if same else (h - k) // stride + 1
+        assume(h >= 1)
+    depth = min(depth, len(layers))
+    out_h = size
+    for _, k, stride, same, _ in layers[:depth]:
+        out_h = (out_h + stride - 1) // stride if same else (out_h - k) // stride + 1
+    stripes = min(stripes, out_h)
+    assume(stripes >= 2)
+    workdir = tmp_path_factory.mktemp("patch")
+    model = workdir / "cnn.tflite"
+    model.write_bytes(cnn(layers, size, channels, seed))
+    got, want = run_host(model, workdir, runtime, ("--patch-stage", f"{depth}:{stripes}"), seed)
+    assert got[0].tobytes() == want[0].tobytes()
+
+
+# Person detection's layer-by-layer arena is 36,876 B.
+PERSON_BUDGET = 24 * 1024
+
+
+@pytest.fixture(scope="module")
+def person(tmp_path_factory: pytest.TempPathFactory) -> tuple[compiler.Compiled, Path]:
+    """Person detection compiled under PERSON_BUDGET, and the folder of its sources."""
+    c = compiler.compile_model(PERSON, compiler.Options(name="m", arena_budget=PERSON_BUDGET))
+    gen = tmp_path_factory.mktemp("person") / "gen"
+    gen.mkdir()
+    for name, text in codegen.generate(c).items():
+        (gen / name).write_text(text)
+    return c, gen
+
+
+def test_budget_picks_a_stage_that_fits_and_stays_exact(person, tmp_path, runtime):
+    """Under a budget below the layer-by-layer arena, person detection runs its first layers in
+    stripes, within the budget and the default extra-MAC cap, and gives TFLite Micro's bytes."""
+    c, gen = person
+    assert c.patch is not None and c.patch.base_arena > PERSON_BUDGET >= c.plan.size
+    assert c.macs - c.patch.base_macs == c.patch.extra_macs <= c.patch.base_macs // 5
+    assert planner.check(c.plan) == []
+    # The stripe buffers are tensors of the plan, which the checker proved apart.
+    assert sum("/stripe" in c.graph.tensors[k].name for k in c.plan.buffers) > c.patch.stripes
+    exe = runner.build(gen, "m", tmp_path, runtime=runtime)
+    ref = Reference(PERSON)
+    inputs = ref.random_inputs(np.random.default_rng(1))
+    want = ref.run(inputs)
+    for mode in ("invoke", "run"):
+        got = split_outputs(runner.run(exe, [x.tobytes() for x in inputs], mode), want)
+        assert got[0].tobytes() == want[0].tobytes()
+
+
+@pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
+def test_budget_stage_exact_on_cortex_m3(person, tmp_path):
+    """The same patch plan cross-compiled for the Cortex-M3 (the fast kernels' Thumb-2
+    routines on stripes) gives TFLite Micro's bytes under qemu."""
+    _, gen = person
+    ref = Reference(PERSON)
+    rng = np.random.default_rng(2)
+    sets = [ref.random_inputs(rng) for _ in range(2)]
+    result = m3.build_and_run(
+        gen, "m", [[x.tobytes() for x in s] for s in sets], "auto", "-Os", tmp_path, 120.0, jobs=2
+    )
+    for raw, inputs in zip(result.outputs, sets, strict=True):
+        assert raw[0] == ref.run(inputs)[0].tobytes()
+
+
+def test_budget_error_names_the_smallest_arena(tmp_path):
+    model = tmp_path / "cnn.tflite"
+    model.write_bytes(cnn([("conv", 3, 1, True, 8), ("dw", 3, 2, True, 8)], 16, 4, 0))
+    with pytest.raises(compiler.CompileError) as exc:
+        compiler.compile_model(model, compiler.Options(name="m", arena_budget=256))
+    assert re.fullmatch(
+        r"model 'm' needs an arena of \d+ bytes, over the budget of 256 bytes \(the smallest "
+        r"found, patch plans of at most 20 % extra MACs included\)",
+        str(exc.value),
+    )
+
+
+def test_no_budget_keeps_the_layer_by_layer_plan(tmp_path):
+    model = tmp_path / "cnn.tflite"
+    model.write_bytes(cnn([("conv", 3, 1, True, 8), ("dw", 3, 2, True, 8)], 16, 4, 0))
+    c = compiler.compile_model(model, compiler.Options(name="m"))
+    assert c.patch is None and not c.views
