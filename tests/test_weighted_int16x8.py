@@ -50,6 +50,11 @@ def cases(image, vector):
         f = weights(rng, (kh, kw, image.shape[3], mult), 3)
         y = tf.nn.depthwise_conv2d(image, f, (1, s, s, 1), pad)
         out.append(ACT[act](y + rng.uniform(-0.5, 0.5, 3 * mult).astype(np.float32)))
+    # A chain, whose intermediates the planner may overlap: the kernels then run in reverse.
+    y = tf.nn.relu(tf.nn.conv2d(image, weights(rng, (3, 3, 3, 4), 3), 1, "SAME"))
+    y = tf.nn.conv2d(y, weights(rng, (1, 1, 4, 8), 3), 2, "VALID")
+    y = tf.nn.depthwise_conv2d(y, weights(rng, (3, 3, 8, 1), 2), (1, 1, 1, 1), "SAME")
+    out.append(tf.nn.conv2d(y, weights(rng, (1, 1, 8, 4), 3), 1, "SAME"))
     # FULLY_CONNECTED: (units, activation)
     for units, act in [(6, None), (5, "relu")]:
         w = weights(rng, (vector.shape[1], units), 1)
@@ -57,7 +62,7 @@ def cases(image, vector):
     return out
 
 
-KINDS = ["CONV_2D"] * 3 + ["DEPTHWISE_CONV_2D"] * 2 + ["FULLY_CONNECTED"] * 2
+KINDS = ["CONV_2D"] * 6 + ["DEPTHWISE_CONV_2D"] * 3 + ["FULLY_CONNECTED"] * 2
 
 
 @pytest.fixture(scope="module")
@@ -78,8 +83,10 @@ def test_weighted_int16x8_matches_tflm(model, tmp_path):
             "int16",
         ), op.describe()
     acts = sorted(op.options["FusedActivationFunction"] for op in graph.ops)
-    assert acts == [0, 0, 0, 1, 1, 1, 3], "the activations must be fused"
+    assert acts == [0] * 6 + [1] * 4 + [3], "the activations must be fused"
     assert check_against_tflm(model, tmp_path, sets=3).exact
+    code = (tmp_path / "gen" / "m.c").read_text()
+    assert "reverse = 1" in code, "no kernel ran in reverse over its input"
 
 
 def test_int16_zero_point_rejected(model):
