@@ -17,7 +17,6 @@ UNSUPPORTED: dict[str, str] = {
     "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
     "armzoo_kws_ds_cnn_s_int16x8": "op 1 (CONV_2D), tensor 23 'model/tf.reshape/Reshape': dtype "
     "int16 is not supported",
-    "tflm_audio_preprocessor_int8": "op 4 (SignalEnergy), tensor 24 'signal_energy': dtype UINT32",
     "tflm_dtln_noise_suppression_int8": "tensor 29 'input_to_input_intermediate' has an empty "
     "shape [0]",
     "tflm_keyword_scrambled_svdf_int16": "op 0 (QUANTIZE), tensor 0 '': int16 -> int8 is not "

@@ -64,6 +64,8 @@ class Operator:
     options_name: str | None = None
     options: dict[str, int | bool | str] = field(default_factory=dict)
     options_type: int | None = None
+    # A CUSTOM op's options, as the file stores them (usually a flexbuffer map).
+    custom_options: bytes | None = None
 
 
 @dataclass
@@ -145,6 +147,7 @@ def _operator(b: flatbuffers.Builder, o: Operator) -> int:
     ins = _int_vector(b, o.inputs)
     outs = _int_vector(b, o.outputs)
     opts = _options(b, o.options_name, o.options) if o.options_name else None
+    custom = None if o.custom_options is None else _int_vector(b, list(o.custom_options), "u1")
     tflite.OperatorStart(b)
     tflite.OperatorAddOpcodeIndex(b, o.opcode_index)
     tflite.OperatorAddInputs(b, ins)
@@ -156,6 +159,8 @@ def _operator(b: flatbuffers.Builder, o: Operator) -> int:
             kind = getattr(tflite.BuiltinOptions, o.options_name)
         tflite.OperatorAddBuiltinOptionsType(b, kind)
         tflite.OperatorAddBuiltinOptions(b, opts)
+    if custom is not None:
+        tflite.OperatorAddCustomOptions(b, custom)
     return tflite.OperatorEnd(b)
 
 

@@ -26,7 +26,7 @@ import numpy as np
 
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
-from .lowering import KernelCall
+from .lowering import STATE_OPTION, KernelCall
 
 # State slots are aligned as arena tensors are.
 SLOT_ALIGNMENT = 4
@@ -200,6 +200,7 @@ def resolve(graph: Graph, evaluate: Evaluate) -> StateLayout:
 
     # The layout: every variable tensor an op uses, in tensor order.
     used = {t for op in graph.ops for t in [*op.inputs, *op.outputs] if t is not None}
+    used |= {op.options[STATE_OPTION] for op in graph.ops if STATE_OPTION in op.options}  # type: ignore[misc]
     used -= {t for op in graph.ops if op.kind in RESOLVED for t in op.outputs}
     layout = StateLayout()
     offset = 0

@@ -24,7 +24,8 @@ BUILTINS = frozenset(
 CUSTOM = frozenset(
     """
     CIRCULAR_BUFFER SignalDelay SignalEnergy SignalFftAutoScale SignalFilterBank
-    SignalFilterBankLog SignalFilterBankSquareRoot SignalFramer SignalIrfft SignalOverlapAdd
-    SignalPCAN SignalRfft SignalStacker SignalWindow TFLM_DECODE TFLite_Detection_PostProcess
+    SignalFilterBankLog SignalFilterBankSpectralSubtraction SignalFilterBankSquareRoot
+    SignalFramer SignalIrfft SignalOverlapAdd SignalPCAN SignalRfft SignalStacker SignalWindow
+    TFLM_DECODE TFLite_Detection_PostProcess
     """.split()
 )
