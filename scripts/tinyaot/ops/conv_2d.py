@@ -204,6 +204,7 @@ OP = OpDef(
     "CONV_2D",
     ("int8", "int16", "float32"),
     lower,
-    "SAME/VALID, strides, fused RELU/RELU6/RELU_N1_TO_1",
+    "SAME/VALID, strides, fused RELU/RELU6/RELU_N1_TO_1; int16: int16x8 (int8 weights, "
+    "int64 bias, zero points 0)",
     inputs=(2, 3),
 )

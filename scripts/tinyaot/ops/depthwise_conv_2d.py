@@ -198,6 +198,7 @@ OP = OpDef(
     "DEPTHWISE_CONV_2D",
     ("int8", "int16", "float32"),
     lower,
-    "depth multiplier >= 1, SAME/VALID, strides",
+    "depth multiplier >= 1, SAME/VALID, strides; int16: int16x8 (int8 weights, int64 bias, "
+    "zero points 0)",
     inputs=(2, 3),
 )

@@ -142,6 +142,7 @@ OP = OpDef(
     "FULLY_CONNECTED",
     ("int8", "int16", "float32"),
     lower,
-    "2-D weights, optional bias, fused activations",
+    "2-D weights, optional bias, fused activations; int16: int16x8 (symmetric int8 weights, "
+    "int64 bias, zero points 0)",
     inputs=(2, 3),
 )

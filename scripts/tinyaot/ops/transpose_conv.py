@@ -147,7 +147,8 @@ OP = OpDef(
     ("int8", "int16", "float32"),
     lower,
     "per-channel or per-tensor int8 weights; the output shape input constant or ignored, "
-    "SAME/VALID, strides, optional bias, fused RELU/RELU6/RELU_N1_TO_1",
+    "SAME/VALID, strides, optional bias, fused RELU/RELU6/RELU_N1_TO_1; int16: int16x8 (int8 "
+    "weights, int64 bias, zero points 0)",
     inputs=(3, 4),
     data_input=2,
 )
