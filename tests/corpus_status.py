@@ -15,8 +15,7 @@ import corpus
 # model file stem -> the start of the compiler's error for it (after "error: ").
 UNSUPPORTED: dict[str, str] = {
     "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
-    "armzoo_kws_ds_cnn_s_int16x8": "op 1 (CONV_2D), tensor 23 'model/tf.reshape/Reshape': dtype "
-    "int16 is not supported",
+    "armzoo_kws_ds_cnn_s_int16x8": "op 10 (AVERAGE_POOL_2D), tensor 32 'model/re_lu_8/Relu;",
     "tflm_dtln_noise_suppression_int8": "tensor 29 'input_to_input_intermediate' has an empty "
     "shape [0]",
     "tflm_keyword_scrambled_svdf_int16": "op 0 (QUANTIZE), tensor 0 '': int16 -> int8 is not "
