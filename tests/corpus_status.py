@@ -16,12 +16,8 @@ import corpus
 UNSUPPORTED: dict[str, str] = {
     "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
     "armzoo_kws_ds_cnn_s_int16x8": "op 10 (AVERAGE_POOL_2D), tensor 32 'model/re_lu_8/Relu;",
-    "tflm_dtln_noise_suppression_int8": "tensor 29 'input_to_input_intermediate' has an empty "
-    "shape [0]",
     "tflm_keyword_scrambled_svdf_int16": "op 0 (QUANTIZE), tensor 0 '': int16 -> int8 is not "
     "supported",
-    "tflm_micro_speech_lstm_int8": "tensor 18 'input_to_input_intermediate' has an empty shape [0]",
-    "tflm_mnist_lstm_int8": "tensor 18 'input_to_input_intermediate' has an empty shape [0]",
 }
 
 

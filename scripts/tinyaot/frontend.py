@@ -110,7 +110,15 @@ class _Reader:
         sg = self.model.Subgraphs(index)
         self.unsupported = {}
         num_tensors = sg.TensorsLength()
-        tensors = [self._tensor(sg.Tensors(i), i) for i in range(num_tensors)]
+        # An op's intermediates (an int8 LSTM's gate scales) are quantisation records of shape
+        # [0], not data: no op reads or writes them.
+        records = {
+            int(v)
+            for i in range(sg.OperatorsLength())
+            if sg.Operators(i).IntermediatesLength()
+            for v in sg.Operators(i).IntermediatesAsNumpy().tolist()
+        }
+        tensors = [self._tensor(sg.Tensors(i), i, i in records) for i in range(num_tensors)]
 
         def tensor_list(values: np.ndarray | int, what: str) -> list[int]:
             out = []
@@ -148,7 +156,7 @@ class _Reader:
                     f"is not supported; {supported}"
                 )
 
-    def _tensor(self, t: tflite.Tensor, index: int) -> Tensor:
+    def _tensor(self, t: tflite.Tensor, index: int, record: bool = False) -> Tensor:
         name = (t.Name() or b"").decode("utf-8", errors="replace")
         where = f"tensor {index} '{name}'"
         ttype = t.Type()
@@ -165,7 +173,7 @@ class _Reader:
                 f"{where} has a dynamic or unknown shape {signature or list(shape)}; "
                 "only static shapes can be compiled"
             )
-        if any(d == 0 for d in shape):
+        if any(d == 0 for d in shape) and not record:
             raise CompileError(f"{where} has an empty shape {list(shape)}")
         elements = 1
         for d in shape:

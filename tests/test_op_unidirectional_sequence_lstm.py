@@ -1,0 +1,138 @@
+"""UNIDIRECTIONAL_SEQUENCE_LSTM (int8 with an int16 cell state, float32): Keras LSTMs through
+the TFLite converter, batch major (two stacked layers) and time major in one model, six
+invocations compared with TFLite Micro's one by one, the states carried between them in the
+state buffer; reset gives the first results again, and two instances keep their own states."""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from pathlib import Path
+
+import numpy as np
+import opcheck
+import pytest
+import tflite
+import tflite_builder as tb
+import tfmodels
+from closeness import FLOAT_RTOL, float_error
+from harness import REPO, split_outputs, tinyaot
+from test_state import STEPS, build, run, runtime, sequence, tflm_sequence
+from tflite_micro.python.tflite_micro import runtime as tflm
+
+__all__ = ["runtime"]  # the fixture the tests take
+os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
+OP = "UNIDIRECTIONAL_SEQUENCE_LSTM"
+
+
+@functools.cache
+def lstm_model(int8: bool) -> bytes:
+    """Two inputs, one build: [2, 5, 4] batch major -> LSTM 6 -> LSTM 3, and [5, 2, 4] time
+    major -> LSTM 6, every step returned. Keras 2 (tf_keras): only its LSTM converts to the
+    fused op."""
+    import tensorflow as tf
+    import tf_keras
+
+    tf_keras.utils.set_random_seed(3)
+    shapes = [[2, 5, 4], [5, 2, 4]]
+    xs = [tf_keras.Input(batch_shape=s) for s in shapes]
+    y = tf_keras.layers.LSTM(6, return_sequences=True)(xs[0])
+    y = tf_keras.layers.LSTM(3, return_sequences=True)(y)
+    z = tf_keras.layers.LSTM(6, return_sequences=True, time_major=True)(xs[1])
+    converter = tf.lite.TFLiteConverter.from_keras_model(tf_keras.Model(xs, [y, z]))
+    if int8:
+        rng = np.random.default_rng(0)
+
+        def representative() -> object:
+            for _ in range(64):
+                yield [rng.uniform(-1.0, 1.0, size=s).astype(np.float32) for s in shapes]
+
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+        converter.representative_dataset = representative
+        converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
+        converter.inference_input_type = tf.int8
+        converter.inference_output_type = tf.int8
+    return converter.convert()
+
+
+def check_sequence(raw: bytes, want: list[list[np.ndarray]]) -> None:
+    """int8 byte for byte, float32 within FLOAT_RTOL, invocation by invocation."""
+    flat = [w for ws in want for w in ws]
+    for k, (g, w) in enumerate(zip(split_outputs(raw, flat), flat, strict=True)):
+        if w.dtype.kind == "f":
+            assert float_error(g, w) <= FLOAT_RTOL, f"invocation {k}: {g.ravel()} != {w.ravel()}"
+        else:
+            assert g.tobytes() == w.tobytes(), f"invocation {k}: {g.ravel()} != {w.ravel()}"
+
+
+@pytest.mark.parametrize("dtype", ["int8", "float32"])
+def test_lstm_sequence_matches_tflm(dtype, tmp_path, runtime):
+    path = tmp_path / "lstm.tflite"
+    path.write_bytes(lstm_model(dtype == "int8"))
+    graph = opcheck.load(path)
+    assert [op.kind for op in graph.ops] == [OP] * 3
+    assert sorted(bool(op.options["TimeMajor"]) for op in graph.ops) == [False, False, True]
+    exe = build(tmp_path, runtime, path)
+    inputs = sequence(path, STEPS, 5)
+    inputs[1] = inputs[0]  # the same inputs again: only the states can change the outputs
+    want = tflm_sequence(path, inputs)
+    for k in range(2):
+        assert want[0][k].tobytes() != want[1][k].tobytes(), "a state does not reach its output"
+        if dtype == "int8":
+            assert len(np.unique(np.concatenate([w[k].ravel() for w in want]))) > 20
+    check_sequence(run(exe, "invoke", STEPS, inputs), want)
+    check_sequence(run(exe, "reset", 2 * STEPS, inputs + inputs), want + want)
+    # Two instances, each its own states, interleaved invocation by invocation.
+    other = sequence(path, STEPS, 6)
+    want_other = tflm_sequence(path, other)
+    both = [x for pair in zip(other, inputs, strict=True) for x in pair]
+    check_sequence(
+        run(exe, "two", STEPS, both),
+        [w for pair in zip(want_other, want, strict=True) for w in pair],
+    )
+    # Every layer's hidden and cell states are in the state buffer, not the arena.
+    header = (tmp_path / "m" / "m.h").read_text()
+    hidden, cell = (1, 2) if dtype == "int8" else (4, 4)
+    state = sum(-(-2 * u * (hidden + cell) // 4) * 4 for u in (6, 3, 6))
+    assert int(header.split("M_STATE_SIZE")[1].split()[0]) >= state
+
+
+def test_lstm_int8_cell_state_is_refused(tmp_path: Path):
+    model = lstm_model(True)
+    path = tmp_path / "lstm.tflite"
+    path.write_bytes(model)
+    cell = opcheck.load(path).ops[0].inputs[19]
+    assert cell is not None
+    path.write_bytes(tfmodels.retype_tensor(model, cell, "INT8"))
+    done = tinyaot("compile", str(path), "--name", "m", "--output-dir", str(tmp_path / "o"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"op 0 ({OP}), tensor {cell} " in done.stderr
+    assert "the cell state must be int16" in done.stderr
+
+
+def tflm_tanh16(x: np.ndarray, scale: float) -> np.ndarray:
+    """TFLite Micro's int16 TANH (output scale 2^-15) on x."""
+    int16 = tflite.TensorType.INT16
+    tensors = [
+        tb.Tensor("x", [x.size], int16, 0, [scale]),
+        tb.Tensor("y", [x.size], int16, 0, [2**-15]),
+    ]
+    graph = tb.SubGraph(tensors, [tb.Operator(0, [0], [1])], inputs=[0], outputs=[1])
+    model = tb.Model(subgraphs=[graph], opcodes=[tb.OpCode(tb.OPS.TANH)])
+    interp = tflm.Interpreter.from_bytes(tb.build(model), arena_size=1 << 16)
+    interp.set_input(x.astype(np.int16), 0)
+    interp.invoke()
+    return np.array(interp.get_output(0)).astype(int)
+
+
+def test_sigmoid_table_is_tflites():
+    """The kernel's table against TFLite Micro's int16 TANH, which reads entry i at input
+    256 i (Q3.12 x 3): input scale 1/48 puts input i there, at no fraction, where tanh gives
+    the entry less 32768. The last entry shows as the step at the top of interval 254."""
+    source = (REPO / "crt" / "src" / "lstm.c").read_text()
+    body = source.split("tinyaot_lstm_sigmoid_table[256] = {")[1].split("}")[0]
+    table = [int(v) for v in re.findall(r"\d+", body)]
+    want = list(tflm_tanh16(np.arange(255), 1 / 48) + 32768)
+    want += list(tflm_tanh16(np.array([32639]), 1 / (48 * 128)) + 32768)
+    assert table == want
