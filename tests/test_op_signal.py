@@ -18,7 +18,7 @@ from test_state import build, check, run, runtime, tflm_sequence  # noqa: F401 -
 
 I16, I32 = tflite.TensorType.INT16, tflite.TensorType.INT32
 U32, U64 = tflite.TensorType.UINT32, tflite.TensorType.UINT64
-PREPROCESSOR = MODELS / "tflm_audio_preprocessor_int8.tflite"
+PREPROCESSORS = [MODELS / f"tflm_audio_preprocessor_{d}.tflite" for d in ("int8", "float32")]
 STEPS = 6
 
 
@@ -176,11 +176,13 @@ def frames(step: int) -> list[np.ndarray]:
     return [x.astype(np.int16).reshape(1, 480)]
 
 
-def test_audio_preprocessor_sequence_and_reset(tmp_path, runtime):  # noqa: F811
+@pytest.mark.parametrize("model", PREPROCESSORS, ids=["int8", "float32"])
+def test_audio_preprocessor_sequence_and_reset(model, tmp_path, runtime):  # noqa: F811
+    """The float32 one ends in a CAST and a MUL by a constant, which TFLM rounds as we do."""
     inputs = [frames(s) for s in range(STEPS)]
-    want = tflm_sequence(PREPROCESSOR, inputs)
+    want = tflm_sequence(model, inputs)
     assert len({w[0].tobytes() for w in want}) == STEPS
-    exe = build(tmp_path, runtime, PREPROCESSOR)
+    exe = build(tmp_path, runtime, model)
     check(run(exe, "invoke", STEPS, inputs), want)
     check(run(exe, "run", STEPS, inputs), want)
     half = inputs[:3]
