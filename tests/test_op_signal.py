@@ -61,7 +61,7 @@ class Net:
 
 
 def every_op(rng: np.random.Generator) -> Net:
-    """Each op once (spectral subtraction twice: with and without clamping), on its own graph
+    """Each op (spectral subtraction with and without clamping, delay three ways) on its own graph
     inputs; tables random over their whole range, so every wrap-around TFLM has is taken."""
     n = Net()
     x = n.input([2, 16], I16)
@@ -114,6 +114,12 @@ def every_op(rng: np.random.Generator) -> Net:
     x = n.input([10], U32)
     n.op("SignalFilterBankLog", [x], [([10], I16)], input_correction_bits=3, output_scale=64)
     n.op("SignalFilterBankLog", [x], [([10], I16)], input_correction_bits=0, output_scale=40000)
+
+    # Rows of 5 samples delayed by more than a frame (the history spans invocations), by
+    # less, and not at all.
+    x = n.input([2, 5], I16)
+    for delay in (7, 3, 0):
+        n.op("SignalDelay", [x], [([2, 5], I16)], delay_length=delay)
     return n
 
 
@@ -151,6 +157,7 @@ def every_op_inputs(rng: np.random.Generator, step: int) -> list[np.ndarray]:
         magnitudes(rng, (10,), "uint32", 32),
         magnitudes(rng, (10,), "uint32", 32),
         magnitudes(rng, (10,), "uint32", 32),
+        rng.integers(i16.min, i16.max, (2, 5), endpoint=True).astype(np.int16),
     ]
 
 

@@ -1,7 +1,9 @@
-/* The signal library's spectrum stages on int16: window, FFT auto scale, the real FFT and the
- * energy of each bin (tinyaot/signal.h). Every intermediate is stored back to int16 where
- * kiss_fft stores it (a kiss_fft_scalar), which is where its wrap-arounds happen.
+/* The signal library's stages on int16 samples: window, FFT auto scale, the real FFT, the
+ * energy of each bin, and delay (tinyaot/signal.h). Every FFT intermediate is stored back to
+ * int16 where kiss_fft stores it (a kiss_fft_scalar), which is where its wrap-arounds happen.
  */
+#include <stddef.h>
+
 #include "tinyaot/signal.h"
 
 void tinyaot_signal_window_s16(const struct tinyaot_signal_window_params *p, const int16_t *input,
@@ -214,5 +216,28 @@ void tinyaot_signal_energy_s16(const struct tinyaot_signal_energy_params *p, con
 		/* Each square fits an int32; their sum wraps at -32768, -32768 as TFLM's does. */
 		output[i] = i >= p->start && i < p->end ? (uint32_t)(re * re) + (uint32_t)(im * im)
 							: 0u;
+	}
+}
+
+void tinyaot_signal_delay_s16(const struct tinyaot_signal_delay_params *p, const int16_t *input,
+			      int16_t *history, int16_t *output)
+{
+	/* Each row's stream is its history, then the new frame: the frame's worth at the front
+	 * comes out, the next delay samples are the new history. Ascending j reads history[k]
+	 * (k > j) before it is overwritten.
+	 */
+	for (int32_t r = 0; r < p->rows; r++) {
+		const int16_t *in = &input[r * p->frame_size];
+		int16_t *out = &output[r * p->frame_size];
+		int16_t *h = p->delay ? &history[r * p->delay] : NULL;
+
+		for (int32_t i = 0; i < p->frame_size; i++) {
+			out[i] = i < p->delay ? h[i] : in[i - p->delay];
+		}
+		for (int32_t j = 0; j < p->delay; j++) {
+			const int32_t k = p->frame_size + j;
+
+			h[j] = k < p->delay ? h[k] : in[k - p->delay];
+		}
 	}
 }

@@ -119,4 +119,16 @@ struct tinyaot_signal_filter_bank_log_params {
 void tinyaot_signal_filter_bank_log_u32(const struct tinyaot_signal_filter_bank_log_params *p,
 					const uint32_t *input, int16_t *output);
 
+struct tinyaot_signal_delay_params {
+	int32_t rows;
+	int32_t frame_size;
+	int32_t delay;
+};
+
+/* history: rows x delay samples still owed to the output, oldest first (state; NULL when
+ * delay is 0).
+ */
+void tinyaot_signal_delay_s16(const struct tinyaot_signal_delay_params *p, const int16_t *input,
+			      int16_t *history, int16_t *output);
+
 #endif /* TINYAOT_SIGNAL_H_ */
