@@ -15,6 +15,9 @@ from detection_models import custom_options
 from harness import tinyaot
 from reference import MODELS
 from test_state import build, check, run, runtime, tflm_sequence  # noqa: F401 - a fixture
+from tinyaot import frontend
+from tinyaot.compiler import Options, compile_graph
+from tinyaot.errors import CompileError
 
 I16, I32 = tflite.TensorType.INT16, tflite.TensorType.INT32
 U32, U64 = tflite.TensorType.UINT32, tflite.TensorType.UINT64
@@ -210,3 +213,79 @@ def test_unsupported_fft_is_refused(opts, message, tmp_path):
     done = tinyaot("compile", str(n.write(tmp_path / "fft.tflite")), "--output-dir", str(tmp_path))
     assert done.returncode == 2 and done.stderr.startswith("error: op 0 (SignalRfft)")
     assert message in done.stderr, done.stderr
+
+
+def _one_op(tmp_path: Path, code: str, inputs, outputs, consts=None, **opts) -> Path:
+    """A model of one op: `inputs` as (shape, dtype), constant where `consts` gives data."""
+    n = Net()
+    consts = consts or {}
+    ins = [
+        n.tensor(shape, dtype, consts[k]) if k in consts else n.input(shape, dtype)
+        for k, (shape, dtype) in enumerate(inputs)
+    ]
+    n.op(code, ins, outputs, **opts)
+    return n.write(tmp_path / "one.tflite")
+
+
+def _table(*values: int) -> np.ndarray:
+    return np.array(values, "<i2")
+
+
+# What TFLM would read past an array or compute with an undefined shift stops the compile.
+BAD = {
+    "window_not_whole": (
+        "SignalWindow",
+        [([10], I16), ([4], I16)],
+        [([10], I16)],
+        {},
+        {"shift": 12},
+        "not a whole number of windows",
+    ),
+    "energy_past_the_end": (
+        "SignalEnergy",
+        [([8], I16)],
+        [([4], U32)],
+        {},
+        {"start_index": 1, "end_index": 5},
+        "bins 1 to 5; the spectrum has 4",
+    ),
+    "filter_bank_reads_past_the_energies": (
+        "SignalFilterBank",
+        [([4], U32)] + [([3], I16)] * 5,
+        [([2], U64)],
+        {
+            1: _table(1, 1, 1),
+            2: _table(1, 1, 1),
+            3: _table(0, 1, 3),
+            4: _table(0, 1, 2),
+            5: _table(1, 1, 2),
+        },
+        {"num_channels": 2},
+        "channel 2 reads outside the energies or the weights",
+    ),
+    "pcan_short_gain_table": (
+        "SignalPCAN",
+        [([4], U32), ([4], U32), ([124], I16)],
+        [([4], U32)],
+        {2: np.zeros(124, "<i2")},
+        {"snr_shift": 6},
+        "the gain table must have 125 entries",
+    ),
+    "log_correction_bits": (
+        "SignalFilterBankLog",
+        [([4], U32)],
+        [([4], I16)],
+        {},
+        {"input_correction_bits": 32, "output_scale": 64},
+        "input_correction_bits 32",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", BAD.values(), ids=BAD.keys())
+def test_what_tflm_would_read_past_is_refused(case, tmp_path):
+    code, inputs, outputs, consts, opts, message = case
+    path = _one_op(tmp_path, code, inputs, outputs, consts, **opts)
+    graph = frontend.load(path)
+    with pytest.raises(CompileError, match=message):
+        compile_graph(graph, Options("m"), path.name)
