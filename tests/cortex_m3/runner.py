@@ -566,9 +566,16 @@ def _parse(log: str, elf: Path, board: str, exit_status: int, wall: float) -> Ru
 
 
 def run(
-    elf: Path, board: str = "lm3s6965evb", timeout: float = 60.0, *, check: bool = True
+    elf: Path,
+    board: str = "lm3s6965evb",
+    timeout: float = 60.0,
+    *,
+    check: bool = True,
+    qemu_args: Sequence[str] = (),
 ) -> RunResult:
     """Run firmware from build() under qemu and parse what it printed.
+
+    qemu_args go on qemu's command line before the kernel (the benchmark's -plugin).
 
     Raises RunTimeoutError (after killing qemu) past `timeout` seconds, and RunError when qemu
     fails, the firmware faults or rejects its inputs, or, with check=True, an invoke returns
@@ -591,6 +598,7 @@ def run(
             "enable=on,target=native,chardev=semihosting",
             "-icount",
             QEMU_ICOUNT,
+            *qemu_args,
             "-kernel",
             str(elf),
         ]
