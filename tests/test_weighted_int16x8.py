@@ -65,10 +65,41 @@ def cases(image, vector):
 KINDS = ["CONV_2D"] * 6 + ["DEPTHWISE_CONV_2D"] * 3 + ["FULLY_CONNECTED"] * 2
 
 
+def int32_cases(image, vector):
+    """What the converter makes with int32 biases: TFLM sums those in int32."""
+    rng = np.random.default_rng(1)
+    out = []
+    for oc, s, act in [(8, 1, "relu"), (5, 2, None)]:
+        y = tf.nn.conv2d(image, weights(rng, (3, 3, image.shape[3], oc), 3), s, "SAME")
+        out.append(ACT[act](y + rng.uniform(-0.5, 0.5, oc).astype(np.float32)))
+    for units, act in [(6, None), (5, "relu"), (4, None)]:
+        w = weights(rng, (vector.shape[1], units), 1)
+        out.append(ACT[act](tf.matmul(vector, w) + rng.uniform(-0.5, 0.5, units).astype("f4")))
+    return out
+
+
+def without_bias(model: bytes, op_index: int) -> bytes:
+    """The model with op `op_index`'s bias input absent."""
+    from tensorflow.lite.tools import flatbuffer_utils
+
+    obj = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    obj.subgraphs[0].operators[op_index].inputs[2] = -1
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
+
+
 @pytest.fixture(scope="module")
 def model(tmp_path_factory):
     data = tfmodels.convert(cases, [IMAGE, VECTOR], int8=True, int16x8=True)
     return write_model(data, tmp_path_factory.mktemp("int16x8"))
+
+
+@pytest.fixture(scope="module")
+def int32_model(tmp_path_factory):
+    flags = {"_experimental_full_integer_quantization_bias_type": tf.int32}
+    data = tfmodels.convert(int32_cases, [IMAGE, VECTOR], True, int16x8=True, flags=flags)
+    graph = load(write_model(data, tmp_path_factory.mktemp("int32_bias")))
+    last_fc = max(op.index for op in graph.ops if op.kind == "FULLY_CONNECTED")
+    return write_model(without_bias(data, last_fc), tmp_path_factory.mktemp("int32_bias"))
 
 
 def test_weighted_int16x8_matches_tflm(model, tmp_path):
@@ -89,6 +120,19 @@ def test_weighted_int16x8_matches_tflm(model, tmp_path):
     assert "reverse = 1" in code, "no kernel ran in reverse over its input"
 
 
+def test_int32_bias_matches_tflm(int32_model, tmp_path):
+    """int32 biases, and a FULLY_CONNECTED without bias under QuantizedBiasType INT32: TFLM
+    sums in int32 and requantises with two roundings."""
+    graph = load(int32_model)
+    assert sorted(op.kind for op in graph.ops) == ["CONV_2D"] * 2 + ["FULLY_CONNECTED"] * 3
+    biases = [op.inputs[2] for op in graph.ops]
+    kinds = sorted(graph.tensors[i].dtype.short if i is not None else "absent" for i in biases)
+    assert kinds == ["absent"] + ["int32"] * 4
+    assert {op.options.get("QuantizedBiasType") for op in graph.ops} == {2}
+    assert check_against_tflm(int32_model, tmp_path, sets=3).exact
+    assert (tmp_path / "gen" / "m.c").read_text().count("int32_sum = 1") == 5
+
+
 def test_int16_zero_point_rejected(model):
     graph = load(model)
     for op in graph.ops:
@@ -99,21 +143,15 @@ def test_int16_zero_point_rejected(model):
             lower_op(graph, op)
 
 
-def test_int16_bias_must_be_int64(model):
+def test_int16_bias_dtypes(model):
+    """DEPTHWISE_CONV_2D's int16 kernel in TFLM reads its bias as int64 whatever it is; CONV_2D
+    and FULLY_CONNECTED take int32 as well."""
     graph = load(model)
-    op = next(op for op in graph.ops if op.kind == "CONV_2D")
-    bias = graph.tensors[op.inputs[2]]
-    assert bias.data is not None
-    bias.dtype, bias.data = DType.INT32, bias.data.astype(np.int32)
-    with pytest.raises(CompileError, match="CONV_2D.*bias must be 8 values of int64"):
-        lower_op(graph, op)
-
-
-def test_int16_int32_sum_rejected(model):
-    """No bias and QuantizedBiasType INT32: TFLM sums in int32 and rounds otherwise."""
-    graph = load(model)
-    op = next(op for op in graph.ops if op.kind == "FULLY_CONNECTED")
-    op.inputs[2] = None
-    op.options["QuantizedBiasType"] = 2
-    with pytest.raises(CompileError, match="FULLY_CONNECTED.*QuantizedBiasType INT32"):
-        lower_op(graph, op)
+    for kind, allowed in [("DEPTHWISE_CONV_2D", "int64"), ("CONV_2D", "int64 or int32")]:
+        op = next(op for op in graph.ops if op.kind == kind)
+        bias = graph.tensors[op.inputs[2]]
+        assert bias.data is not None
+        bias.dtype, bias.data = DType.INT16, bias.data.astype(np.int16)
+        why = f"{kind}.*bias must be {bias.num_elements} values of {allowed} under"
+        with pytest.raises(CompileError, match=why):
+            lower_op(graph, op)

@@ -94,10 +94,7 @@ void tinyaot_conv_s16(const struct tinyaot_conv_s16_params *p, const int16_t *in
 			if (bias != NULL) {
 				acc += bias[oc];
 			}
-			const int32_t v = tinyaot_mbqm64(acc, p->multiplier[oc], p->shift[oc]);
-
-			output[pix * d->out_c + oc] =
-				(int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+			output[pix * d->out_c + oc] = tinyaot_conv_s16_out(p, acc, oc);
 		}
 	}
 }

@@ -42,7 +42,9 @@ void tinyaot_fc_s16(const struct tinyaot_fc_s16_params *p, const int16_t *input,
 			if (bias != NULL) {
 				acc += bias[u];
 			}
-			const int32_t v = tinyaot_mbqm64(acc, p->multiplier[u], p->shift[u]);
+			const int32_t m = p->multiplier[u], s = p->shift[u];
+			const int32_t v = p->int32_sum ? tinyaot_mbqm((int32_t)acc, m, s)
+						       : tinyaot_mbqm64(acc, m, s);
 
 			*output++ = (int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
 		}

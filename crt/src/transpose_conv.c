@@ -104,9 +104,7 @@ void tinyaot_transpose_conv_s16(const struct tinyaot_conv_s16_params *p, const i
 			if (bias != NULL) {
 				acc += bias[oc];
 			}
-			const int32_t v = tinyaot_mbqm64(acc, p->multiplier[oc], p->shift[oc]);
-
-			*output++ = (int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+			*output++ = tinyaot_conv_s16_out(p, acc, oc);
 		}
 	}
 }

@@ -4,6 +4,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <tinyaot/fixedpoint.h>
 
 struct tinyaot_conv_dims {
 	int32_t batches;
@@ -40,14 +41,29 @@ struct tinyaot_conv_s8_params {
 };
 
 /* int16x8: int16 activations of zero point 0 (TFLM ignores the zero points), int8 weights,
- * int64 bias and accumulator. TRANSPOSE_CONV takes it too.
+ * the bias widened to int64, int64 sums. TRANSPOSE_CONV takes it too.
  */
 struct tinyaot_conv_s16_params {
 	struct tinyaot_conv_dims d;
+	/* 1: TFLM sums in int32 (an int32 bias) and requantises with the int32
+	 * MultiplyByQuantizedMultiplier, which rounds twice where the int64 one rounds once.
+	 */
+	int32_t int32_sum;
 	int32_t act_min, act_max;
 	const int32_t *multiplier; /* one per output channel */
 	const int32_t *shift;
 };
+
+/* Output channel oc's int16 from its sum. */
+static inline int16_t tinyaot_conv_s16_out(const struct tinyaot_conv_s16_params *p, int64_t acc,
+					   int32_t oc)
+{
+	const int32_t m = p->multiplier[oc], s = p->shift[oc];
+	const int32_t v =
+		p->int32_sum ? tinyaot_mbqm((int32_t)acc, m, s) : tinyaot_mbqm64(acc, m, s);
+
+	return (int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+}
 
 struct tinyaot_conv_f32_params {
 	struct tinyaot_conv_dims d;

@@ -18,11 +18,14 @@ struct tinyaot_fc_s8_params {
 	const int32_t *shift;
 };
 
-/* int16x8: int16 activations of zero point 0, symmetric int8 weights, int64 bias. */
+/* int16x8: int16 activations of zero point 0, symmetric int8 weights, the bias widened to
+ * int64, int64 sums.
+ */
 struct tinyaot_fc_s16_params {
 	int32_t batches;
 	int32_t depth;
 	int32_t units;
+	int32_t int32_sum; /* as in struct tinyaot_conv_s16_params */
 	int32_t act_min, act_max;
 	const int32_t *multiplier; /* one per unit */
 	const int32_t *shift;

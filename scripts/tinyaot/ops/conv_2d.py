@@ -20,7 +20,7 @@ from ..lowering import (
     window_dims,
 )
 from .weighted_common import bias as weighted_bias
-from .weighted_common import fused_activation, int8_requant, s16_params, weights
+from .weighted_common import fused_activation, int8_requant, int32_sum, s16_params, weights
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -67,7 +67,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             "tinyaot_conv_s16",
             "tinyaot/conv.h",
             "struct tinyaot_conv_s16_params",
-            s16_params(dims, rq),
+            {**s16_params(dims, rq), "int32_sum": int32_sum(graph, op)},
             args,
             macs=macs,
             **overlap,
@@ -205,6 +205,6 @@ OP = OpDef(
     ("int8", "int16", "float32"),
     lower,
     "SAME/VALID, strides, fused RELU/RELU6/RELU_N1_TO_1; int16: int16x8 (int8 weights, "
-    "int64 bias, zero points 0)",
+    "int64 or int32 bias, zero points 0)",
     inputs=(2, 3),
 )

@@ -15,7 +15,7 @@ from ..lowering import (
     op_error,
 )
 from .weighted_common import bias as weighted_bias
-from .weighted_common import fused_activation, int8_requant, weights
+from .weighted_common import fused_activation, int8_requant, int32_sum, weights
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -62,6 +62,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             "struct tinyaot_fc_s16_params",
             {
                 **dims,
+                "int32_sum": int32_sum(graph, op),
                 "act_min": lo,
                 "act_max": hi,
                 "multiplier": int32_array(mults),
@@ -143,6 +144,6 @@ OP = OpDef(
     ("int8", "int16", "float32"),
     lower,
     "2-D weights, optional bias, fused activations; int16: int16x8 (symmetric int8 weights, "
-    "int64 bias, zero points 0)",
+    "int64 or int32 bias, zero points 0)",
     inputs=(2, 3),
 )

@@ -24,7 +24,7 @@ from ..lowering import (
     op_error,
 )
 from .weighted_common import bias as weighted_bias
-from .weighted_common import fused_activation, int8_requant, s16_params, weights
+from .weighted_common import fused_activation, int8_requant, int32_sum, s16_params, weights
 
 
 def transpose_padding(padding: object, stride: int, out_size: int, k: int) -> int:
@@ -119,7 +119,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             "tinyaot_transpose_conv_s16",
             "tinyaot/transpose_conv.h",
             "struct tinyaot_conv_s16_params",
-            s16_params(dims, rq),
+            {**s16_params(dims, rq), "int32_sum": int32_sum(graph, op)},
             args,
             macs=macs,
         )

@@ -9,9 +9,19 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from .. import quant
 from ..ir import DType, Graph, Op, Tensor
-from ..lowering import TensorArg, bias_arg, int32_array, op_error, require_const, require_quant
+from ..lowering import (
+    ConstArray,
+    TensorArg,
+    bias_arg,
+    int32_array,
+    op_error,
+    require_const,
+    require_quant,
+)
 
 # tflite::TensorType INT32, as the QuantizedBiasType option names it.
 INT32 = 2
@@ -34,7 +44,7 @@ def int8_requant(
     tensors: tuple[Tensor, Tensor, Tensor],
     channels: int,
     axis: int,
-    bias: TensorArg | None,
+    bias: TensorArg | ConstArray | None,
     symmetric: bool = True,
 ) -> Requant:
     """The checks and prepare-time arithmetic of an int8 (or int16x8) weighted op, for
@@ -63,7 +73,8 @@ def int8_requant(
     mults, shifts = quant.conv_multipliers(inp, filt, out, channels)
     ranges = {DType.INT16: quant.activation_range_int16, DType.INT8: quant.activation_range_int8}
     act = ranges[inp.dtype](fused_activation(op), out, op.describe())
-    return Requant(mults, shifts, act, graph.tensors[bias.index] if bias is not None else None)
+    tensor = graph.tensors[bias.index] if isinstance(bias, TensorArg) else None
+    return Requant(mults, shifts, act, tensor)
 
 
 def fused_activation(op: Op) -> int:
@@ -75,32 +86,51 @@ def weights(graph: Graph, op: Op, index: int, dtype: DType, what: str = "filter"
     return require_const(graph, op, index, what, DType.INT8 if dtype == DType.INT16 else dtype)
 
 
-def bias(graph: Graph, op: Op, index: int | None, channels: int, dtype: DType) -> TensorArg | None:
-    """The optional bias: lowering.bias_arg's, and int64 under int16x8 (TFLM's int64
-    accumulator). TFLM's CONV_2D and FULLY_CONNECTED also take an int32 bias there, or no
-    bias with the option QuantizedBiasType INT32, and then sum in int32 and requantise with
-    the int32 MultiplyByQuantizedMultiplier, which rounds otherwise: no converter makes
-    that by default, and it is refused."""
-    int32_sum = op.kind in ("CONV_2D", "FULLY_CONNECTED") and index is None
-    if dtype == DType.INT16 and int32_sum and op.options.get("QuantizedBiasType") == INT32:
-        why = "QuantizedBiasType INT32 under int16 activations is not supported (int64 is)"
-        raise op_error(graph, op, why)
+# Under int16x8, the bias dtype TFLM takes besides int64, which the kernels get widened to
+# int64 (see int32_sum). (TFLM's TRANSPOSE_CONV takes an int16 bias too, which no converter
+# makes and no test here has.)
+NARROW_BIAS = {"CONV_2D": DType.INT32, "FULLY_CONNECTED": DType.INT32}
+
+
+def bias(
+    graph: Graph, op: Op, index: int | None, channels: int, dtype: DType
+) -> TensorArg | ConstArray | None:
+    """The optional bias: lowering.bias_arg's, and under int16x8 an int64 one, or one of
+    NARROW_BIAS as int64."""
     if dtype != DType.INT16 or index is None:
         return bias_arg(graph, op, index, channels, dtype)
     t = require_const(graph, op, index, "bias")
-    if t.dtype != DType.INT64 or t.num_elements != channels:
+    narrow = NARROW_BIAS.get(op.kind)
+    if t.dtype not in (DType.INT64, narrow) or t.num_elements != channels:
+        allowed = "int64" + (f" or {narrow.short}" if narrow else "")
         raise op_error(
             graph,
             op,
-            f"bias must be {channels} values of int64 under int16 activations, got "
+            f"bias must be {channels} values of {allowed} under int16 activations, got "
             f"{t.num_elements} of {t.dtype.short}",
             index,
         )
-    return TensorArg(index)
+    if t.dtype == DType.INT64:
+        return TensorArg(index)
+    assert t.data is not None
+    return ConstArray("int64_t", t.data.astype(np.int64).reshape(-1))
+
+
+def int32_sum(graph: Graph, op: Op) -> int:
+    """1 where TFLM's int16x8 CONV_2D or FULLY_CONNECTED sums in int32 and requantises with
+    the int32 MultiplyByQuantizedMultiplier (two roundings, not the int64 one's one): an
+    int32 bias, or none and the option QuantizedBiasType INT32."""
+    if op.kind not in ("CONV_2D", "FULLY_CONNECTED"):
+        return 0
+    index = op.inputs[2] if len(op.inputs) > 2 else None
+    if index is None:
+        return int(op.options.get("QuantizedBiasType") == INT32)
+    return int(graph.tensor(index).dtype == DType.INT32)
 
 
 def s16_params(dims: dict[str, int], rq: Requant) -> dict[str, object]:
-    """struct tinyaot_conv_s16_params (CONV_2D and TRANSPOSE_CONV under int16x8)."""
+    """The fields struct tinyaot_conv_s16_params (CONV_2D and TRANSPOSE_CONV under int16x8)
+    shares with struct tinyaot_dwconv_s16_params."""
     return {
         "d": dims,
         "act_min": rq.act[0],
