@@ -191,6 +191,40 @@ SPECIAL_A = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.nan, np.inf, -np.inf, 1e30, -7.
 SPECIAL_B = [1.0, -1.0, 2.5, -2.5, 0.75, np.inf, -np.inf, 1e-30, 3.0, -7.0]
 
 
+I16 = tb.tflite.TensorType.INT16
+
+
+def int16_ops(i: int, j: int, shape: tuple[int, ...]) -> list[O]:
+    """ADD and SUB on int16 (zero points 0): outputs finer and coarser than the inputs, every
+    fused activation."""
+    return [
+        O("ADD", [i, j], T(I16, shape, 1 / 1500), ACT.NONE),
+        O("ADD", [j, i], T(I16, shape, 1 / 20000), ACT.RELU6),
+        O("SUB", [i, j], T(I16, shape, 1 / 2500), ACT.RELU),
+        O("SUB", [j, i], T(I16, shape, 1 / 500), ACT.RELU_N1_TO_1),
+    ]
+
+
+def test_int16_ops(tmp_path):
+    inputs, ops = each_shape(
+        lambda sa, sb: [T(I16, sa, 1 / 3000), T(I16, sb, 1 / 1700)],
+        lambda ix, shape: int16_ops(*ix, shape),
+    )
+    rng = np.random.default_rng(2)
+
+    def random(sa, sb):
+        return [rng.integers(-32768, 32768, size=s, dtype=np.int16) for s in (sa, sb)]
+
+    def ends(sa, sb):
+        return [rng.choice(np.array([-32768, -1, 0, 1, 32767], np.int16), s) for s in (sa, sb)]
+
+    sets = [per_shape(random), per_shape(random), per_shape(ends)]
+    result = run(tmp_path, inputs, ops, sets)
+    assert result.exact
+    add = np.concatenate([o[k].ravel() for o in result.outputs for k in range(0, len(ops), 4)])
+    assert add.min() == -32768 and add.max() == 32767
+
+
 def float_random(rng: np.random.Generator, sa, sb) -> list[np.ndarray]:
     # No zero divisor: TFLite Micro's FLOOR_DIV refuses it.
     b = rng.uniform(0.25, 4.0, size=sb) * rng.choice([-1.0, 1.0], size=sb)

@@ -1,8 +1,10 @@
-/* Reference ADD: both inputs are brought to a common scale with 20 bits of headroom. */
+/* Reference ADD: both inputs are brought to a common scale with 20 bits of headroom (15 for
+ * int16, whose values take 8 more bits).
+ */
 #include <tinyaot/add.h>
 #include <tinyaot/fixedpoint.h>
 
-static int8_t add_s8_one(const struct tinyaot_add_s8_params *p, int32_t a, int32_t b)
+static int32_t tinyaot_add_one(const struct tinyaot_add_s8_params *p, int32_t a, int32_t b)
 {
 	const int32_t sa =
 		tinyaot_mbqm((int32_t)((uint32_t)(a + p->input1_offset) << p->left_shift),
@@ -13,7 +15,7 @@ static int8_t add_s8_one(const struct tinyaot_add_s8_params *p, int32_t a, int32
 	const int32_t out =
 		tinyaot_mbqm(sa + sb, p->output_multiplier, p->output_shift) + p->output_offset;
 
-	return (int8_t)tinyaot_clamp_i32(out, p->act_min, p->act_max);
+	return tinyaot_clamp_i32(out, p->act_min, p->act_max);
 }
 
 void tinyaot_add_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
@@ -24,7 +26,20 @@ void tinyaot_add_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
 	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
 
 	for (int32_t i = 0; i < n; i++) {
-		output[i] = add_s8_one(p, input1[c.offset1], input2[c.offset2]);
+		output[i] = (int8_t)tinyaot_add_one(p, input1[c.offset1], input2[c.offset2]);
+		tinyaot_broadcast_next(b, &c);
+	}
+}
+
+void tinyaot_add_s16(const struct tinyaot_add_s8_params *p, const int16_t *input1,
+		     const int16_t *input2, int16_t *output)
+{
+	const struct tinyaot_broadcast *b = &p->b;
+	const int32_t n = tinyaot_broadcast_count(b);
+	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
+
+	for (int32_t i = 0; i < n; i++) {
+		output[i] = (int16_t)tinyaot_add_one(p, input1[c.offset1], input2[c.offset2]);
 		tinyaot_broadcast_next(b, &c);
 	}
 }

@@ -19,7 +19,7 @@ static int32_t wrap_sub_i32(int32_t a, int32_t b)
 	return (int32_t)((uint32_t)a - (uint32_t)b);
 }
 
-static int32_t sub_s8_one(const struct tinyaot_add_s8_params *p, int32_t a, int32_t b)
+static int32_t tinyaot_sub_one(const struct tinyaot_add_s8_params *p, int32_t a, int32_t b)
 {
 	const int32_t sa =
 		tinyaot_mbqm((int32_t)((uint32_t)(a + p->input1_offset) << p->left_shift),
@@ -37,7 +37,14 @@ void tinyaot_sub_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
 		    const int8_t *input2, int8_t *output)
 {
 	TINYAOT_BROADCAST_EACH(&p->b, output,
-			       (int8_t)sub_s8_one(p, input1[c.offset1], input2[c.offset2]));
+			       (int8_t)tinyaot_sub_one(p, input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_sub_s16(const struct tinyaot_add_s8_params *p, const int16_t *input1,
+		     const int16_t *input2, int16_t *output)
+{
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       (int16_t)tinyaot_sub_one(p, input1[c.offset1], input2[c.offset2]));
 }
 
 void tinyaot_sub_f32(const struct tinyaot_binary_f32_params *p, const float *input1,

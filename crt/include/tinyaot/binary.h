@@ -71,9 +71,11 @@ void tinyaot_add_i32(const struct tinyaot_binary_i32_params *p, const int32_t *i
 void tinyaot_mul_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
 		     const int32_t *input2, int32_t *output);
 
-/* SUB int8 shares ADD's parameters: the same common scale, then a difference. */
+/* SUB int8 and int16 share ADD's parameters: the same common scale, then a difference. */
 void tinyaot_sub_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
 		    const int8_t *input2, int8_t *output);
+void tinyaot_sub_s16(const struct tinyaot_add_s8_params *p, const int16_t *input1,
+		     const int16_t *input2, int16_t *output);
 void tinyaot_sub_f32(const struct tinyaot_binary_f32_params *p, const float *input1,
 		     const float *input2, float *output);
 void tinyaot_sub_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,

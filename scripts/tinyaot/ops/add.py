@@ -1,4 +1,4 @@
-"""ADD with NumPy-style broadcasting: int8, float32 and int32."""
+"""ADD with NumPy-style broadcasting: int8, int16, float32 and int32."""
 
 from __future__ import annotations
 
@@ -10,10 +10,8 @@ from ..lowering import (
     binary_io,
     require_quant,
 )
-from .binary_common import INT32_MAX, INT32_MIN, fold_binary
+from .binary_common import INT32_MAX, INT32_MIN, LEFT_SHIFT, add_sub_call, fold_binary
 from .binary_common import call as binary_call
-
-LEFT_SHIFT = 20
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -22,6 +20,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         # TFLite Micro's add.cc clamps int32 to the whole type, whatever the activation.
         fields = {"act_min": INT32_MIN, "act_max": INT32_MAX}
         return binary_call(graph, op, "tinyaot_add_i32", "struct tinyaot_binary_i32_params", fields)
+    if dtype == DType.INT16:
+        return add_sub_call(graph, op, "tinyaot_add_s16", "tinyaot/add.h")
     act = int(op.options.get("FusedActivationFunction", 0))
     # Without broadcasting each output element depends only on the inputs at the
     # same index, so the output may take over either input's memory.
@@ -40,14 +40,15 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     twice_max = 2 * max(float(a.scale), float(b.scale))
     m1, s1 = quant.quantize_multiplier(float(a.scale) / twice_max)
     m2, s2 = quant.quantize_multiplier(float(b.scale) / twice_max)
-    mo, so = quant.quantize_multiplier(twice_max / ((1 << LEFT_SHIFT) * float(out.scale)))
+    left_shift = LEFT_SHIFT[DType.INT8]
+    mo, so = quant.quantize_multiplier(twice_max / ((1 << left_shift) * float(out.scale)))
     lo, hi = quant.activation_range_int8(act, out, op.describe())
-    call = fast.lower_add(a, b, out, LEFT_SHIFT, ((m1, s1), (m2, s2)), (mo, so), (lo, hi), overlap)
+    call = fast.lower_add(a, b, out, left_shift, ((m1, s1), (m2, s2)), (mo, so), (lo, hi), overlap)
     if call is not None:
         return call
     params = {
         "b": bcast,
-        "left_shift": LEFT_SHIFT,
+        "left_shift": left_shift,
         "input1_offset": -a.zero_point,
         "input1_multiplier": m1,
         "input1_shift": s1,
@@ -72,7 +73,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "ADD",
-    ("int8", "float32", "int32"),
+    ("int8", "float32", "int32", "int16"),
     lower,
     "broadcasting up to 4-D, fused activations",
     inputs=(2, 2),
