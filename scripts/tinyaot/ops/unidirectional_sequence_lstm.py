@@ -152,7 +152,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     update = quant.quantize_multiplier(ACTIVATION_SCALE * ACTIVATION_SCALE / cell.scale)
     out_mult = quant.quantize_multiplier(ACTIVATION_SCALE * ACTIVATION_SCALE / hidden.scale)
     # CreateLstmCellStateInfo: the scale's power of two, rounded; tanh's input shift from it.
-    power = round(math.log2(cell.scale))
+    power = quant.round_half_away(math.log2(cell.scale))
     left = 15 + power - 3
     tanh_mult, tanh_shift = (3 << left, 0) if left >= 0 else (3, -left)
     cell_clip = int(min(max(clip / cell.scale, -32768.0), 32767.0)) if clip > 0 else -1
