@@ -34,6 +34,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
 
 CONV, DWCONV, FC = "tinyaot_conv_fast_s8", "tinyaot_dwconv_fast_s8", "tinyaot_fc_fast_s8"
+DW_TAPS = "tinyaot_dwconv_taps_s8"
 SETS = 3
 
 
@@ -121,6 +122,10 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "dw_s2_w10": (dwconv((3, 3), 2, "same"), [1, 4, 20, 16], DWCONV),
     # Six outputs at stride 2: two groups of 3 rather than 4 and a tail of 2.
     "dw_s2_w6": (dwconv((3, 3), 2, "same"), [1, 4, 12, 16], DWCONV),
+    # Other windows (tinyaot_dwconv_taps_s8): 1x5 over 24 channels; 5x1 at stride 2 over 10
+    # channels, a last chunk of two, with line words.
+    "dw_1x5": (dwconv((1, 5), 1, "same"), [1, 2, 9, 24], DW_TAPS),
+    "dw_5x1_s2_c10_relu": (dwconv((5, 1), 2, "same", act="relu"), [1, 9, 3, 10], DW_TAPS),
     # Two images: groups and pixel pairs run on across the batch.
     "dw_batch2": (dwconv((3, 3), 1, "same"), [2, 3, 5, 16], DWCONV),
     "conv_3x3_batch2": (conv(8, (3, 3), 1, "same"), [2, 3, 5, 8], CONV),
@@ -462,6 +467,14 @@ def test_partial_blocks(models):
     words = params["table"].values.reshape(-1, 20)[:, 4:].reshape(-1, 4)
     assert params["line"] == 0 and set(words[:, 2]) == {0}
     assert set(words[:, 3]) == {np.int32(-(1 << 30))}
+
+
+def test_dw_taps_requantisations(models):
+    """The other-window depthwise cases run both requantisations: ReLU's line, else
+    tinyaot_requant_c's words."""
+    for name, line in (("dw_1x5", 0), ("dw_5x1_s2_c10_relu", 1)):
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        assert c.steps[-1].call.params["line"] == line, name
 
 
 def test_one_sided_matches_reference():

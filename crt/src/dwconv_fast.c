@@ -648,3 +648,95 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 		}
 	}
 }
+
+/* Channel c's output from its sum, requantised and clamped. */
+static inline int8_t tinyaot_dwconv_taps_out(const struct tinyaot_dwconv_taps_params *p,
+					     const int32_t *q, int32_t acc)
+{
+	const int32_t v = p->line ? tinyaot_requant_line(acc, q[1], q[2])
+				  : tinyaot_requant_c(acc, q[1], q[2], q[3], q[4]);
+
+	return (int8_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+}
+
+/* Channels c to c + n - 1 (n 1 to 4) of one pixel, over its taps. */
+static inline void tinyaot_dwconv_taps_chunk(const struct tinyaot_dwconv_taps_params *p,
+					     const int8_t *const *tap, int32_t taps, int32_t c,
+					     int32_t n, int8_t *out)
+{
+	const int32_t channels = p->d.in_c;
+	const int32_t words = p->line ? 3 : 5;
+	const int32_t *q = p->table + c * words;
+	const int8_t *w = p->weights + c;
+
+	if (n == 4) {
+		int32_t a0 = q[0], a1 = q[words], a2 = q[2 * words], a3 = q[3 * words];
+
+		for (int32_t t = 0; t < taps; t++, w += channels) {
+			const int8_t *x = tap[t] + c;
+
+			a0 += w[0] * x[0];
+			a1 += w[1] * x[1];
+			a2 += w[2] * x[2];
+			a3 += w[3] * x[3];
+		}
+		out[c] = tinyaot_dwconv_taps_out(p, q, a0);
+		out[c + 1] = tinyaot_dwconv_taps_out(p, q + words, a1);
+		out[c + 2] = tinyaot_dwconv_taps_out(p, q + 2 * words, a2);
+		out[c + 3] = tinyaot_dwconv_taps_out(p, q + 3 * words, a3);
+		return;
+	}
+	for (int32_t j = 0; j < n; j++, q += words) {
+		int32_t acc = q[0];
+
+		for (int32_t t = 0; t < taps; t++) {
+			acc += w[t * channels + j] * tap[t][c + j];
+		}
+		out[c + j] = tinyaot_dwconv_taps_out(p, q, acc);
+	}
+}
+
+void tinyaot_dwconv_taps_s8(const struct tinyaot_dwconv_taps_params *p, const int8_t *input,
+			    int8_t *output)
+{
+	const struct tinyaot_conv_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t channels = d->in_c;
+	const int32_t taps = d->k_h * d->k_w;
+	/* The last chunk's channels: 1 to 4. */
+	const int32_t rest = channels - 4 * ((channels - 1) / 4);
+	const int8_t *tap[TINYAOT_DWCONV_TAPS_MAX];
+
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox;
+		const int32_t pix = tinyaot_conv_pixel(d, i, pixels, &b, &oy, &ox);
+		const int8_t *in_b = input + b * d->in_h * d->in_w * channels;
+		const int32_t y0 = oy * d->stride_h - d->pad_h;
+		const int32_t x0 = ox * d->stride_w - d->pad_w;
+		int8_t *out = output + pix * channels;
+		int32_t t = 0;
+
+		for (int32_t ky = 0; ky < d->k_h; ky++) {
+			const int32_t y = y0 + ky;
+
+			for (int32_t kx = 0; kx < d->k_w; kx++, t++) {
+				const int32_t x = x0 + kx;
+				const int32_t inside =
+					y >= 0 && y < d->in_h && x >= 0 && x < d->in_w;
+
+				tap[t] = inside ? in_b + (y * d->in_w + x) * channels : p->zero_row;
+			}
+		}
+		if (d->reverse) {
+			tinyaot_dwconv_taps_chunk(p, tap, taps, channels - rest, rest, out);
+			for (int32_t c = channels - rest - 4; c >= 0; c -= 4) {
+				tinyaot_dwconv_taps_chunk(p, tap, taps, c, 4, out);
+			}
+		} else {
+			for (int32_t c = 0; c < channels - rest; c += 4) {
+				tinyaot_dwconv_taps_chunk(p, tap, taps, c, 4, out);
+			}
+			tinyaot_dwconv_taps_chunk(p, tap, taps, channels - rest, rest, out);
+		}
+	}
+}

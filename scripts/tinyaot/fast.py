@@ -432,6 +432,55 @@ def one_sided(
     return words
 
 
+# tinyaot/dwconv_fast.h: TINYAOT_DWCONV_TAPS_MAX.
+DW_TAPS_MAX = 32
+
+
+def lower_dw_taps(
+    inp: Tensor,
+    filters: np.ndarray,
+    bias: Tensor | None,
+    out: Tensor,
+    dims: dict[str, int],
+    quant: tuple[list[int], list[int]],
+    act: tuple[int, int],
+    overlap: tuple[InPlace, ...],
+) -> KernelCall | None:
+    """tinyaot_dwconv_taps_s8 for a DEPTHWISE_CONV_2D of depth multiplier 1 and at most
+    DW_TAPS_MAX taps, when exact; else None. filters are [1, k_h, k_w, channels]; overlap is
+    the reference kernel's, whose gaps its element order keeps."""
+    c, taps = dims["in_c"], dims["k_h"] * dims["k_w"]
+    if not ENABLED or dims["out_c"] != c or taps > DW_TAPS_MAX:
+        return None
+    mults, shifts = quant
+    weights = filters.astype(np.int64).reshape(taps, c).T
+    bias_data = bias.data if bias is not None else None
+    rq = exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
+    ch = channels(weights, rq, (mults, shifts, out.zero_point), act) if rq else None
+    if ch is None:
+        return None
+    table = np.concatenate([ch.bias.astype(np.int64)[:, None], ch.words], axis=1)
+    params = {
+        "d": dims,
+        "act_min": act[0],
+        "act_max": act[1],
+        "line": int(ch.line),
+        "zero_row": ConstArray("int8_t", np.full(c, inp.zero_point, np.int8)),
+        "weights": ConstArray("int8_t", filters.reshape(-1).astype(np.int8)),
+        "table": ConstArray("int32_t", table.reshape(-1).astype(np.int32)),
+    }
+    return KernelCall(
+        "tinyaot_dwconv_taps_s8",
+        "tinyaot/dwconv_fast.h",
+        "struct tinyaot_dwconv_taps_params",
+        params,
+        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
+        macs=dims["batches"] * dims["out_h"] * dims["out_w"] * c * taps,
+        inplace=overlap,
+        reverse_param="d.reverse",
+    )
+
+
 ADD_MIN_ELEMENTS = 512
 
 

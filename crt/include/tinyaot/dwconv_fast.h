@@ -96,4 +96,34 @@ tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n2;
 tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n3;
 tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n4;
 
+/*
+ * DEPTHWISE_CONV_2D int8, depth multiplier 1, any window, stride and padding the 3x3 routines
+ * above do not take (1xN and Nx1 windows, 5x5, channels not a multiple of 4): for each output
+ * pixel, a pointer per tap of the window (a constant row of the zero point where padded, which
+ * the folded bias cancels), then four channels at a time their sums over the taps in registers,
+ * and tinyaot/requant.h's requantisation. Element order: pixels in NHW order, per pixel chunks
+ * of four channels ascending, each read over the window before its outputs are written; with
+ * d.reverse = 1, exactly the reverse. Reads come no later and writes no earlier than in the
+ * reference kernel's order (tinyaot_dwconv_s8), whose gaps the compiler keeps.
+ */
+#define TINYAOT_DWCONV_TAPS_MAX 32
+
+struct tinyaot_dwconv_taps_params {
+	struct tinyaot_conv_dims d;
+	int32_t act_min, act_max;
+	/* 1: the table holds tinyaot_requant_line's words. */
+	int32_t line;
+	/* in_c bytes of the input zero point, read for padded taps. */
+	const int8_t *zero_row;
+	/* k_h * k_w taps in (ky, kx) order, in_c weights each. */
+	const int8_t *weights;
+	/* Per channel: the bias with the input zero point folded in (with line, the line's b
+	 * too), then m, h, e - 1 and c of tinyaot_requant_c, or m and h of tinyaot_requant_line.
+	 */
+	const int32_t *table;
+};
+
+void tinyaot_dwconv_taps_s8(const struct tinyaot_dwconv_taps_params *p, const int8_t *input,
+			    int8_t *output);
+
 #endif /* TINYAOT_DWCONV_FAST_H_ */

@@ -88,6 +88,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         if call is not None:
             return call
     call = lower_fast(inp, filt.data, bias_t, out, dims, mults, shifts, (lo, hi))
+    if call is None:
+        q, rules = (mults, shifts), overlap["inplace"]
+        call = fast.lower_dw_taps(inp, filt.data, bias_t, out, dims, q, (lo, hi), rules)
     if call is not None:
         return call
     params = {
