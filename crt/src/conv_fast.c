@@ -104,7 +104,7 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate);
 }
 
-#if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
+#if TINYAOT_ASM_THUMB2
 /*
  * Thumb-2 (Cortex-M3 and up). The eight accumulators, both input pointers, the weights
  * pointer and three operands take all fourteen registers, which no C compiler allocates

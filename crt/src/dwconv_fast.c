@@ -2,6 +2,7 @@
 #include <string.h>
 #include <tinyaot/dwconv_fast.h>
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/isa.h>
 #include <tinyaot/requant.h>
 
 #define CH  TINYAOT_DWCONV_FAST_CHUNK
@@ -76,7 +77,7 @@ struct dw_group {
 	int32_t chunk_record; /* bytes of a chunk's records */
 };
 
-#if defined(__GNUC__) && defined(__thumb2__) && !defined(__clang__)
+#if TINYAOT_ASM_THUMB2
 /* The assembly below has the stage's geometry built in: rows 144 bytes apart, outputs at 432,
  * 9 columns.
  */

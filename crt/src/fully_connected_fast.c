@@ -1,5 +1,6 @@
 /* FULLY_CONNECTED int8, fast path (tinyaot/fully_connected_fast.h). */
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/isa.h>
 #include <tinyaot/fully_connected_fast.h>
 
 /* The blocks of one batch row; the assembly reads it by offset: keep the order. */
@@ -41,7 +42,7 @@ static void fc_run_c(struct fc_job *job, int32_t lo, int32_t hi)
 	}
 }
 
-#if defined(__GNUC__) && defined(__thumb2__)
+#if TINYAOT_ISA_THUMB2 && defined(__GNUC__)
 /*
  * Thumb-2: r4-r7 the four accumulators, r1 the inputs, r3 the weights, r0 an input byte, lr a
  * weight; 9 instructions per input (4 MACs), unrolled 8 times. [sp] the job, [sp, #4] the end

@@ -24,12 +24,13 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <tinyaot/conv.h>
+#include <tinyaot/isa.h>
 #include <tinyaot/requant.h>
 
 /* 1 where the DSP extension's pair routine is built (Thumb-2 assembly for GCC): the
  * generated code then selects the weights in its layout.
  */
-#if defined(__ARM_FEATURE_DSP) && defined(__thumb2__) && defined(__GNUC__) && !defined(__clang__)
+#if TINYAOT_ASM_THUMB2 && TINYAOT_ISA_DSP
 #define TINYAOT_CONV_DSP 1
 #else
 #define TINYAOT_CONV_DSP 0

@@ -16,8 +16,9 @@
 #define TINYAOT_REQUANT_H_
 
 #include <stdint.h>
+#include <tinyaot/isa.h>
 
-#if defined(__ARM_FEATURE_SAT)
+#if TINYAOT_ISA_SAT
 #include <arm_acle.h>
 #endif
 
@@ -29,7 +30,7 @@
 
 static inline int32_t tinyaot_sat_s8(int32_t x)
 {
-#if defined(__ARM_FEATURE_SAT)
+#if TINYAOT_ISA_SAT
 	return __ssat(x, 8);
 #else
 	return x < -128 ? -128 : (x > 127 ? 127 : x);

@@ -1,0 +1,49 @@
+/*
+ * Which instruction-set features the runtime's optimised routines may use, from the compiler's
+ * predefined macros (Arm C Language Extensions). Every kernel tests these, never the compiler's
+ * macros itself, so that one place says which routine a target gets; where a feature is
+ * absent (Cortex-M0 and M0+, RISC-V, x86, the host) the portable C is built instead.
+ */
+#ifndef TINYAOT_ISA_H_
+#define TINYAOT_ISA_H_
+
+/* Thumb-2 (Armv7-M and Armv8-M Mainline: Cortex-M3, M4, M7, M33, M55, M85). */
+#if defined(__thumb2__)
+#define TINYAOT_ISA_THUMB2 1
+#else
+#define TINYAOT_ISA_THUMB2 0
+#endif
+
+/* The DSP extension's packed multiplies (SMLAD, SXTB16): Cortex-M4, M7, M33 and M55 with it. */
+#if TINYAOT_ISA_THUMB2 && defined(__ARM_FEATURE_DSP)
+#define TINYAOT_ISA_DSP 1
+#else
+#define TINYAOT_ISA_DSP 0
+#endif
+
+/* Helium (M-profile Vector Extension), integer: Cortex-M55 and M85. No routine uses it yet. */
+#if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
+#define TINYAOT_ISA_MVE 1
+#else
+#define TINYAOT_ISA_MVE 0
+#endif
+
+/* SSAT and USAT (__ssat in arm_acle.h): Armv6-M lacks them, every Thumb-2 core has them. */
+#if defined(__ARM_FEATURE_SAT)
+#define TINYAOT_ISA_SAT 1
+#else
+#define TINYAOT_ISA_SAT 0
+#endif
+
+/*
+ * The Thumb-2 routines written as GNU assembler source inside the C files (macros, .rept,
+ * local labels across sections), which GCC passes to GNU as; clang's integrated assembler
+ * does not take all of it, so with clang those kernels are the portable C.
+ */
+#if TINYAOT_ISA_THUMB2 && defined(__GNUC__) && !defined(__clang__)
+#define TINYAOT_ASM_THUMB2 1
+#else
+#define TINYAOT_ASM_THUMB2 0
+#endif
+
+#endif /* TINYAOT_ISA_H_ */
