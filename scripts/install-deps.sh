@@ -17,3 +17,6 @@ if [ ${#missing[@]} -gt 0 ]; then
 	DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
 fi
 python3 -m pip install -q --disable-pip-version-check -r requirements-dev.txt
+# Keras 2 for the LSTM tests' models (Keras 3's LSTM converts to a WHILE loop, not the fused
+# op). It names the tensorflow package, which tensorflow-cpu above provides.
+python3 -m pip install -q --disable-pip-version-check --no-deps tf-keras==2.21.0
