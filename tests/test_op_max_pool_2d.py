@@ -105,3 +105,27 @@ def test_max_pool_fused_activation(tmp_path, activation):
     result = check_inputs(float_path, tmp_path / "float32", [[wide]])
     assert result.exact
     assert result.outputs[0][0].min() == (-1.0 if activation == tb.ACT.RELU_N1_TO_1 else 0.0)
+
+
+def test_pools_int16(tmp_path):
+    """int16x8: MAX_POOL_2D and AVERAGE_POOL_2D on every window of WINDOWS, one model; the
+    average's rounding on sums of both signs."""
+    import tensorflow as tf
+
+    def fn(x):
+        outs = []
+        for pool, strides, padding in WINDOWS.values():
+            for layer in (tf.nn.max_pool2d, tf.nn.avg_pool2d):
+                outs.append(layer(x, pool, strides, padding.upper()))
+        return tuple(outs)
+
+    data = tfmodels.convert(fn, [SHAPE], int8=True, int16x8=True, low=-1.0, high=1.0)
+    path = write_model(data, tmp_path)
+    graph = load(path)
+    kinds = sorted(op.kind for op in graph.ops)
+    assert kinds == ["AVERAGE_POOL_2D"] * len(WINDOWS) + ["MAX_POOL_2D"] * len(WINDOWS)
+    assert graph.tensors[graph.ops[0].inputs[0]].dtype.short == "int16"
+    rng = np.random.default_rng(3)
+    ends = rng.choice(np.array([-32768, -32767, 32767, 1, -1, 0], np.int16), SHAPE)
+    sets = [[rng.integers(-32768, 32768, SHAPE, dtype=np.int16)], [ends]]
+    assert check_inputs(path, tmp_path, sets).exact

@@ -4,8 +4,11 @@
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/pooling.h>
 
-void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
-			 int8_t *output)
+/* int8 and int16 alike (TFLite's two integer AveragePool are the same steps); wide is a
+ * constant in each caller, so each gets plain loads and stores of its type.
+ */
+static inline void tinyaot_avg_pool_q(const struct tinyaot_pool_s8_params *p, const void *input,
+				      void *output, const int32_t wide)
 {
 	const struct tinyaot_pool_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
@@ -13,7 +16,7 @@ void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 	for (int32_t i = 0; i < pixels; i++) {
 		int32_t b, oy, ox, y0, y1, x0, x1;
 		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
-		const int8_t *in_b = input + b * d->in_h * d->in_w * d->channels;
+		const int32_t in_b = b * d->in_h * d->in_w * d->channels;
 
 		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
 		const int32_t count = (y1 - y0) * (x1 - x0);
@@ -34,14 +37,12 @@ void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 			}
 
 			for (int32_t y = y0; y < y1; y++) {
-				const int8_t *q = in_b + (y * d->in_w + x0) * d->channels + c;
+				int32_t q = in_b + (y * d->in_w + x0) * d->channels + c;
 
 				for (int32_t x = x0; x < x1; x++, q += d->channels) {
-					acc[0] += q[0];
-					if (step == 4) {
-						acc[1] += q[1];
-						acc[2] += q[2];
-						acc[3] += q[3];
+					for (int32_t k = 0; k < step; k++) {
+						acc[k] += wide ? ((const int16_t *)input)[q + k]
+							       : ((const int8_t *)input)[q + k];
 					}
 				}
 			}
@@ -50,11 +51,29 @@ void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 				const int32_t v = acc[k] > 0 ? (acc[k] + count / 2) / count
 							     : (acc[k] - count / 2) / count;
 
-				output[pix * d->channels + c + k] =
-					(int8_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+				const int32_t o = pix * d->channels + c + k;
+				const int32_t r = tinyaot_clamp_i32(v, p->act_min, p->act_max);
+
+				if (wide) {
+					((int16_t *)output)[o] = (int16_t)r;
+				} else {
+					((int8_t *)output)[o] = (int8_t)r;
+				}
 			}
 		}
 	}
+}
+
+void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
+			 int8_t *output)
+{
+	tinyaot_avg_pool_q(p, input, output, 0);
+}
+
+void tinyaot_avg_pool_s16(const struct tinyaot_pool_s8_params *p, const int16_t *input,
+			  int16_t *output)
+{
+	tinyaot_avg_pool_q(p, input, output, 1);
 }
 
 void tinyaot_avg_pool_f32(const struct tinyaot_pool_f32_params *p, const float *input,

@@ -52,11 +52,17 @@ def pool_call(graph: Graph, op: Op, kernel: str) -> KernelCall:
     require_quant(graph, op, [inp.index, out.index])
     if (quant.f32(inp.scale), inp.zero_point) != (quant.f32(out.scale), out.zero_point):
         raise op_error(
-            graph, op, "int8 pooling needs the same scale and zero point in and out", out.index
+            graph,
+            op,
+            f"{dtype.short} pooling needs the same scale and zero point in and out",
+            out.index,
         )
-    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    # int16 takes the int8 kernel's steps and parameters, as TFLite Micro's reference does.
+    wide = dtype == DType.INT16
+    ranges = quant.activation_range_int16 if wide else quant.activation_range_int8
+    lo, hi = ranges(act, out, op.describe())
     return KernelCall(
-        f"tinyaot_{kernel}_s8",
+        f"tinyaot_{kernel}_{'s16' if wide else 's8'}",
         "tinyaot/pooling.h",
         "struct tinyaot_pool_s8_params",
         {"d": dims, "act_min": lo, "act_max": hi},

@@ -29,6 +29,11 @@ void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 			 int8_t *output);
 void tinyaot_avg_pool_f32(const struct tinyaot_pool_f32_params *p, const float *input,
 			  float *output);
+/* int16 takes the int8 parameters, its activation range in int16. */
+void tinyaot_avg_pool_s16(const struct tinyaot_pool_s8_params *p, const int16_t *input,
+			  int16_t *output);
+void tinyaot_max_pool_s16(const struct tinyaot_pool_s8_params *p, const int16_t *input,
+			  int16_t *output);
 void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
 			 int8_t *output);
 void tinyaot_max_pool_f32(const struct tinyaot_pool_f32_params *p, const float *input,

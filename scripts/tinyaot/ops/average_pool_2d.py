@@ -1,4 +1,4 @@
-"""AVERAGE_POOL_2D: int8 and float32; the divisor counts only cells inside the input."""
+"""AVERAGE_POOL_2D: int8, int16 and float32; the divisor counts only cells inside the input."""
 
 from __future__ import annotations
 
@@ -11,4 +11,6 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     return pool_call(graph, op, "avg_pool")
 
 
-OP = OpDef("AVERAGE_POOL_2D", ("int8", "float32"), lower, "SAME/VALID, strides, fused activations")
+OP = OpDef(
+    "AVERAGE_POOL_2D", ("int8", "int16", "float32"), lower, "SAME/VALID, strides, fused activations"
+)
