@@ -4,8 +4,9 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+# gcc-riscv64-unknown-elf and qemu-system-misc: the RISC-V 32-bit target of the Zephyr tests.
 debs=(gcc gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm device-tree-compiler
-      ninja-build cmake clang-format gperf)
+      ninja-build cmake clang-format gperf gcc-riscv64-unknown-elf qemu-system-misc)
 missing=()
 for d in "${debs[@]}"; do
 	dpkg -s "$d" >/dev/null 2>&1 || missing+=("$d")
