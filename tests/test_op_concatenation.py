@@ -91,3 +91,25 @@ def test_more_than_ten_inputs_are_rejected(tmp_path):
     path.write_bytes(data)
     with pytest.raises(CompileError, match="11 inputs and 1 outputs; supported: 1 to 10 inputs"):
         compile_graph(frontend.load(path), Options("m"), "m.tflite")
+
+
+def test_concatenation_int16_matches_tflm(tmp_path):
+    """int16x8: channel, spatial and batch axes and a constant input, one model."""
+
+    def fn(a, b, c):
+        return (
+            tf.concat([a, b, c], axis=3),
+            tf.concat([c, a], axis=1),
+            tf.concat([b, a, c], axis=-2),
+            tf.concat([a, tf.constant(CONST[:, :, :, :1] + np.zeros((1, 4, 5, 3), np.float32))], 0),
+        )
+
+    shapes = [(1, 4, 5, 3)] * 3
+    data = tfmodels.convert(fn, shapes, int8=True, int16x8=True)
+    path = tmp_path / "int16.tflite"
+    path.write_bytes(data)
+    graph = frontend.load(path)
+    kinds = [op.kind for op in graph.ops]
+    assert kinds.count("CONCATENATION") == 4 and set(kinds) <= {"CONCATENATION", "QUANTIZE"}
+    assert {graph.tensors[o].dtype.short for o in graph.outputs} == {"int16"}
+    assert check_against_tflm(path, tmp_path, sets=3).exact

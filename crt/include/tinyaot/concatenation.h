@@ -19,6 +19,8 @@ void tinyaot_concatenation_s8(const struct tinyaot_concatenation_params *p,
 			      const int8_t *const *inputs, int8_t *output);
 void tinyaot_concatenation_f32(const struct tinyaot_concatenation_params *p,
 			       const float *const *inputs, float *output);
+void tinyaot_concatenation_s16(const struct tinyaot_concatenation_params *p,
+			       const int16_t *const *inputs, int16_t *output);
 void tinyaot_concatenation_i32(const struct tinyaot_concatenation_params *p,
 			       const int32_t *const *inputs, int32_t *output);
 

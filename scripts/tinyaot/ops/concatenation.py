@@ -1,7 +1,8 @@
-"""CONCATENATION along any axis: int8, float32 and int32, up to 10 inputs as in TFLM.
+"""CONCATENATION along any axis: int8, int16, float32 and int32, up to 10 inputs as in TFLM.
 
 TFLM's int8 kernel copies bytes and refuses inputs whose scale or zero point
-differ from the output's; so do we, at compile time.
+differ from the output's; so do we, at compile time. Its int16 kernel copies bytes too,
+whatever the scales, and requires zero points of 0.
 """
 
 from __future__ import annotations
@@ -72,6 +73,16 @@ def lower(graph: Graph, op: Op) -> KernelCall:
                     f"and zero point {t.zero_point}",
                     t.index,
                 )
+    if dtype == DType.INT16:
+        require_quant(graph, op, [t.index for t in inputs] + [out.index])
+        for t in [*inputs, out]:
+            if t.zero_point != 0:
+                raise op_error(
+                    graph,
+                    op,
+                    f"int16 zero point {t.zero_point} is not 0, as TFLM requires",
+                    t.index,
+                )
     inner = math.prod(out.shape[axis + 1 :])
     copy_bytes = [t.shape[axis] * inner * dtype.size for t in inputs]
     params = {
@@ -79,7 +90,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "inputs_count": len(inputs),
         "copy_bytes": copy_bytes + [0] * (MAX_INPUTS - len(inputs)),
     }
-    kernel = {DType.INT8: "s8", DType.INT32: "i32"}.get(dtype, "f32")
+    kernel = {DType.INT8: "s8", DType.INT16: "s16", DType.INT32: "i32"}.get(dtype, "f32")
     return KernelCall(
         f"tinyaot_concatenation_{kernel}",
         "tinyaot/concatenation.h",
@@ -91,8 +102,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "CONCATENATION",
-    ("int8", "float32", "int32"),
+    ("int8", "float32", "int32", "int16"),
     lower,
-    "any axis, up to 10 inputs; int8 inputs in the output's scale and zero point",
+    "any axis, up to 10 inputs; int8 inputs in the output's scale and zero point; int16 copied "
+    "(zero points 0)",
     inputs=(1, MAX_INPUTS),
 )
