@@ -188,7 +188,9 @@ class TfliteModel:
         out = []
         for i in range(self.graph.OperatorsLength()):
             code = self.model.OperatorCodes(self.graph.Operators(i).OpcodeIndex())
-            out.append(BUILTIN[max(code.BuiltinCode(), code.DeprecatedBuiltinCode())])
+            name = BUILTIN[max(code.BuiltinCode(), code.DeprecatedBuiltinCode())]
+            # A custom op goes by its custom code (the signal library's SignalWindow, ...).
+            out.append(code.CustomCode().decode() if name == "CUSTOM" else name)
         return out
 
     def macs(self) -> int:

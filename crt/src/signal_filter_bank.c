@@ -2,6 +2,8 @@
  * energies, its integer square root, spectral subtraction (whose noise estimate is state),
  * PCAN gain control and the integer log, in TFLM's types so the same bits wrap.
  */
+#include <string.h>
+
 #include "tinyaot/signal.h"
 
 void tinyaot_signal_filter_bank_u32(const struct tinyaot_signal_filter_bank_params *p,
@@ -26,7 +28,8 @@ void tinyaot_signal_filter_bank_u32(const struct tinyaot_signal_filter_bank_para
 			unweighted += (uint64_t)(int64_t)unweights[w + j] * input[freq + j];
 		}
 		if (i > 0) {
-			output[i - 1] = weighted;
+			/* The arena aligns tensors to 4 bytes: a uint64 may sit between words. */
+			memcpy(&output[i - 1], &weighted, sizeof(weighted));
 		}
 		weighted = unweighted;
 		unweighted = 0;
@@ -81,7 +84,10 @@ void tinyaot_signal_filter_bank_square_root_u64(const struct tinyaot_signal_squa
 	const uint32_t shift = (uint32_t)*scale_bits & 31u;
 
 	for (int32_t i = 0; i < p->num_channels; i++) {
-		output[i] = tinyaot_signal_sqrt64(input[i]) >> shift;
+		uint64_t energy;
+
+		memcpy(&energy, &input[i], sizeof(energy)); /* 4-byte aligned, as above */
+		output[i] = tinyaot_signal_sqrt64(energy) >> shift;
 	}
 }
 

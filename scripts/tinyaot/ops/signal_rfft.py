@@ -109,7 +109,6 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             TensorArg(out.index, writable=True),
             TensorArg(scratch, writable=True),
         ],
-        macs=batches * half * int(math.log2(half)) * 4,
     )
 
 
