@@ -1,11 +1,15 @@
 """The Zephyr module: twister over the samples and tests/zephyr, and builds that must fail.
 
-Zephyr is found through ZEPHYR_BASE, else in the conventional west workspace
-~/zephyrproject (~/zephyrproject/zephyr). A virtual environment at <workspace>/.venv is used
-for west and twister when the caller has none active; without ZEPHYR_TOOLCHAIN_VARIANT, an
-arm-none-eabi-gcc on PATH is used as the gnuarmemb toolchain. Without a Zephyr tree these tests
-are skipped with the reason; with one (ZEPHYR_BASE set, or ~/zephyrproject/zephyr there), they
-fail when anything else they need is missing, so that a broken setup cannot pass as a skip.
+Zephyr trees: ZEPHYR_BASE, and the conventional west workspaces ~/zephyrproject (3.7 LTS) and
+~/zephyrproject-4 (4.x), each with its tree in zephyr/. Twister runs on every tree found, on
+each target of TARGETS whose board the tree has and whose toolchain and emulator are here; the
+targets left out are listed with the skips, with the reason. The failing-build checks run on
+the first tree only. A virtual environment at <workspace>/.venv is used for west and twister
+when the caller has none active. Without ZEPHYR_TOOLCHAIN_VARIANT, the Arm targets build with
+an arm-none-eabi-gcc on PATH (gnuarmemb), qemu_riscv32 with Debian's riscv64-unknown-elf-gcc
+(cross-compile) and native_sim with the host's gcc; with it, every target builds with the
+caller's toolchain. Without a Zephyr tree these tests are skipped with the reason; with one,
+they fail when anything else they need is missing, so that a broken setup cannot pass as a skip.
 
 The check that the committed expected data are current needs no Zephyr and always runs.
 """
@@ -29,9 +33,36 @@ from reference import MODELS
 
 REPO = Path(__file__).resolve().parents[1]
 BUILD_ERRORS = REPO / "tests" / "zephyr" / "build_errors"
-BOARDS = ("qemu_cortex_m3", "mps2/an385")
-# A full run is about 25 builds; twister's own timeouts cover each run on the target.
+# The conventional west workspaces, in the order they are tried: Zephyr 3.7 LTS and 4.x.
+WORKSPACES = ("zephyrproject", "zephyrproject-4")
+# A full run on one tree is about 40 builds; twister's own timeouts cover each run on the
+# target.
 TWISTER_TIMEOUT = 40 * 60
+
+
+@dataclass(frozen=True)
+class Target:
+    core: str
+    # The board's names, newest first (Zephyr 4.0 renamed mps3/an547): the tree's is used.
+    boards: tuple[str, ...]
+    # "arm", "riscv" or "host": the toolchain that builds it without ZEPHYR_TOOLCHAIN_VARIANT.
+    toolchain: str
+    emulator: str | None
+    # A module the board needs besides CMSIS, in the workspace.
+    module: str | None = None
+
+
+TARGETS = (
+    Target("Cortex-M3", ("qemu_cortex_m3",), "arm", "qemu-system-arm"),
+    Target("Cortex-M3, 4 MB", ("mps2/an385",), "arm", "qemu-system-arm"),
+    Target("Cortex-M0", ("qemu_cortex_m0",), "arm", "qemu-system-arm", "modules/hal/nordic"),
+    Target("Cortex-M4F", ("mps2/an386",), "arm", "qemu-system-arm"),
+    Target("Cortex-M33", ("mps2/an521/cpu0",), "arm", "qemu-system-arm"),
+    Target("Cortex-M55", ("mps3/corstone300/an547", "mps3/an547"), "arm", "qemu-system-arm"),
+    Target("RISC-V 32-bit", ("qemu_riscv32",), "riscv", "qemu-system-riscv32"),
+    Target("x86-64", ("native_sim/native/64",), "host", None),
+)
+COMPILERS = {"arm": "arm-none-eabi-gcc", "riscv": "riscv64-unknown-elf-gcc", "host": "gcc"}
 
 
 @dataclass
@@ -39,6 +70,15 @@ class Zephyr:
     base: Path
     env: dict[str, str]
     python: str
+
+    @property
+    def version(self) -> str:
+        fields = dict(
+            line.replace(" ", "").split("=", 1)
+            for line in (self.base / "VERSION").read_text().splitlines()
+            if "=" in line
+        )
+        return "{VERSION_MAJOR}.{VERSION_MINOR}.{PATCHLEVEL}".format(**fields)
 
 
 @dataclass
@@ -49,17 +89,30 @@ class NoZephyr:
     tree: Path | None
 
 
-def find_zephyr() -> Zephyr | NoZephyr:
-    """The Zephyr tree and the environment to build in, or why there is none."""
+def zephyr_trees() -> list[Path]:
+    """ZEPHYR_BASE if set, then each conventional workspace's tree that exists."""
+    given = os.environ.get("ZEPHYR_BASE")
+    trees = [Path(given)] if given else []
+    for tree in (Path.home() / w / "zephyr" for w in WORKSPACES):
+        if tree.is_dir() and all(tree.resolve() != t.resolve() for t in trees):
+            trees.append(tree)
+    return trees
+
+
+def find_zephyr(base: Path | None = None) -> Zephyr | NoZephyr:
+    """The Zephyr tree (the first of zephyr_trees() unless given) and the environment to
+    build in, or why there is none."""
     env = dict(os.environ)
-    base_text = env.get("ZEPHYR_BASE")
-    base = Path(base_text) if base_text else Path.home() / "zephyrproject" / "zephyr"
-    if not base_text and not base.is_dir():
-        return NoZephyr(
-            f"Zephyr not found: set ZEPHYR_BASE or create ~/zephyrproject "
-            f"(west init + west update, see README); looked in {base}",
-            None,
-        )
+    if base is None:
+        trees = zephyr_trees()
+        if not trees:
+            looked = ", ".join(str(Path.home() / w / "zephyr") for w in WORKSPACES)
+            return NoZephyr(
+                f"Zephyr not found: set ZEPHYR_BASE or create ~/zephyrproject "
+                f"(west init + west update, see README); looked in {looked}",
+                None,
+            )
+        base = trees[0]
 
     def found(reason: str) -> NoZephyr:
         return NoZephyr(reason, base)
@@ -69,7 +122,7 @@ def find_zephyr() -> Zephyr | NoZephyr:
     env["ZEPHYR_BASE"] = str(base)
     python = sys.executable
     venv = base.parent / ".venv"
-    if not env.get("VIRTUAL_ENV") and (venv / "bin" / "python3").is_file():
+    if not os.environ.get("VIRTUAL_ENV") and (venv / "bin" / "python3").is_file():
         env["VIRTUAL_ENV"] = str(venv)
         env["PATH"] = f"{venv / 'bin'}{os.pathsep}{env.get('PATH', '')}"
         python = str(venv / "bin" / "python3")
@@ -205,9 +258,10 @@ def test_a_zephyr_tree_with_something_missing_fails(tmp_path, monkeypatch):
 # ---------------------------------------------------------------------------------------------
 
 
-def expected_scenarios() -> set[tuple[str, str]]:
-    """(scenario, platform) pairs that must pass: every sample on both boards, every model
-    where its testcase.yaml allows it."""
+def expected_scenarios(boards: dict[str, tuple[int, int]]) -> set[tuple[str, str]]:
+    """(scenario, board) pairs that must pass, of these boards (name: RAM and flash in KB):
+    every sample and model on the boards its sample.yaml or testcase.yaml allows, or on every
+    board it does not exclude and whose RAM and flash are enough."""
     want = set()
     for spec in sorted((REPO / "samples").glob("*/sample.yaml")) + sorted(
         (REPO / "tests" / "zephyr").glob("*/testcase.yaml")
@@ -215,43 +269,214 @@ def expected_scenarios() -> set[tuple[str, str]]:
         data = yaml.safe_load(spec.read_text())
         common = data.get("common", {})
         for name, scenario in data["tests"].items():
-            platforms = (scenario or {}).get("platform_allow", common.get("platform_allow"))
-            want |= {(name, p) for p in platforms if p in BOARDS}
+            scenario = {**common, **(scenario or {})}
+            for board, (ram, flash) in boards.items():
+                if (
+                    board in scenario.get("platform_allow", [board])
+                    and board not in scenario.get("platform_exclude", [])
+                    and ram >= scenario.get("min_ram", 0)
+                    and flash >= scenario.get("min_flash", 0)
+                ):
+                    want.add((name, board))
     return want
 
 
-@needs_zephyr
-@pytest.mark.slow
-def test_twister_samples_and_suites(zephyr, tmp_path, note_skip):
-    out = tmp_path / "twister-out"
-    cmd = [zephyr.python, str(zephyr.base / "scripts" / "twister")]
-    for board in BOARDS:
-        cmd += ["-p", board]
-    cmd += ["-T", str(REPO / "samples"), "-T", str(REPO / "tests" / "zephyr")]
-    cmd += ["-j", "2", "-O", str(out), f"-x=ZEPHYR_EXTRA_MODULES={REPO}", "--inline-logs"]
-    started = time.monotonic()
-    done = subprocess.run(
-        cmd,
-        cwd=tmp_path,
-        env=zephyr.env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-        timeout=TWISTER_TIMEOUT,
-    )
-    summary = [line for line in done.stdout.splitlines() if "test configurations passed" in line]
-    print(*summary, f"twister took {time.monotonic() - started:.0f} s", sep="\n")
-    assert done.returncode == 0, done.stdout[-6000:]
+def tree_boards(base: Path) -> dict[str, tuple[int, int]]:
+    """The board targets a Zephyr tree describes (the identifiers of its twister files), with
+    their RAM and flash in KB (twister's defaults where a file names none)."""
+    boards = {}
+    for spec in (base / "boards").rglob("*.yaml"):
+        data = yaml.safe_load(spec.read_text(errors="replace"))
+        if isinstance(data, dict) and "identifier" in data:
+            boards[data["identifier"]] = (data.get("ram", 128), data.get("flash", 512))
+    return boards
 
-    report = json.loads((out / "twister.json").read_text())
-    status = {(s["name"], s["platform"]): s["status"] for s in report["testsuites"]}
-    for s in report["testsuites"]:
-        if s["status"] in ("filtered", "skipped"):
-            note_skip(f"twister: {s['name']} on {s['platform']}: {s.get('reason', '?')}")
-    for name, platform in sorted(expected_scenarios()):
-        # Twister names a scenario by its folder and its name.
-        got = [v for (n, p), v in status.items() if n.endswith(name) and p.startswith(platform)]
-        assert got == ["passed"], f"{name} on {platform}: {got or 'not run'}"
+
+RISCV_GCC = """#!/bin/sh
+# Debian's gcc matches a multilib by the literal -march, and Zephyr names zicsr and zifencei
+# in it: without them the rv32 libgcc is found instead of the rv64 default.
+for a; do
+  if [ "$a" = --print-libgcc-file-name ]; then
+    exec {gcc} $(printf '%s\\n' "$@" | sed 's/^\\(-march=[^_]*\\)_.*/\\1/')
+  fi
+done
+exec {gcc} "$@"
+"""
+
+
+def riscv_cross_compile(gcc: str, folder: Path) -> str:
+    """A CROSS_COMPILE prefix for Debian's riscv64-unknown-elf toolchain: its tools, and a gcc
+    that finds the rv32 libgcc."""
+    folder.mkdir(parents=True, exist_ok=True)
+    tools = Path(gcc).parent
+    for tool in tools.glob("riscv64-unknown-elf-*"):
+        (folder / tool.name).symlink_to(tool)
+    wrapper = folder / "riscv64-unknown-elf-gcc"
+    wrapper.unlink()
+    wrapper.write_text(RISCV_GCC.format(gcc=gcc))
+    wrapper.chmod(0o755)
+    return str(folder / "riscv64-unknown-elf-")
+
+
+@dataclass
+class TwisterRun:
+    """One twister invocation: the boards that one toolchain builds."""
+
+    toolchain: str
+    boards: list[str]
+    env: dict[str, str]
+    options: list[str]
+
+
+def twister_runs(zephyr: Zephyr, scratch: Path) -> tuple[list[TwisterRun], list[str]]:
+    """The twister invocations for this tree, and the targets left out with the reason."""
+    have = tree_boards(zephyr.base)
+    path = zephyr.env["PATH"]
+    caller_toolchain = bool(
+        {"ZEPHYR_TOOLCHAIN_VARIANT", "ZEPHYR_SDK_INSTALL_DIR"} & set(os.environ)
+    )
+    runs: dict[str, TwisterRun] = {}
+    skipped = []
+    for target in TARGETS:
+        board = next((b for b in target.boards if b in have), None)
+        group = "caller" if caller_toolchain else target.toolchain
+        compiler = None if caller_toolchain else shutil.which(COMPILERS[group], path=path)
+        why = None
+        if board is None:
+            why = f"Zephyr {zephyr.version} has no {' or '.join(target.boards)}"
+        elif target.module and not (zephyr.base.parent / target.module).is_dir():
+            why = f"{board} needs the module at <workspace>/{target.module}"
+        elif not caller_toolchain and not compiler:
+            why = f"{board} needs {COMPILERS[group]} on PATH"
+        elif target.emulator and not shutil.which(target.emulator, path=path):
+            why = f"{board} needs {target.emulator} on PATH"
+        if why:
+            skipped.append(f"twister, Zephyr {zephyr.version}, {target.core}: {why}")
+            continue
+        if group not in runs:
+            env = dict(zephyr.env)
+            options = []
+            if group == "riscv":
+                env["ZEPHYR_TOOLCHAIN_VARIANT"] = "cross-compile"
+                env["CROSS_COMPILE"] = riscv_cross_compile(compiler, scratch / "riscv-gcc")
+                # Zephyr's board file names only its SDK for qemu_riscv32. The image runs
+                # from RAM, and binutils 2.39+ warns of its RWX segment, which twister's
+                # warnings-as-errors would make fatal.
+                options += ["--force-toolchain", "-x=EXTRA_LDFLAGS=-Wl,--no-warn-rwx-segments"]
+            elif group == "host":
+                env["ZEPHYR_TOOLCHAIN_VARIANT"] = "host"
+            runs[group] = TwisterRun(group, [], env, options)
+        runs[group].boards.append(board)
+    return list(runs.values()), skipped
+
+
+def test_targets_left_out_say_why(tmp_path, monkeypatch):
+    base = tmp_path / "workspace" / "zephyr"
+    (base / "boards" / "qemu").mkdir(parents=True)
+    for board in ("qemu_cortex_m3", "qemu_cortex_m0", "qemu_riscv32"):
+        (base / "boards" / "qemu" / f"{board}.yaml").write_text(f"identifier: {board}\n")
+    (base / "VERSION").write_text("VERSION_MAJOR = 4\nVERSION_MINOR = 1\nPATCHLEVEL = 99\n")
+    tools = tmp_path / "bin"
+    tools.mkdir()
+    for tool in ("arm-none-eabi-gcc", "qemu-system-arm", "qemu-system-riscv32"):
+        (tools / tool).touch(mode=0o755)
+    monkeypatch.delenv("ZEPHYR_TOOLCHAIN_VARIANT", raising=False)
+    monkeypatch.delenv("ZEPHYR_SDK_INSTALL_DIR", raising=False)
+    zephyr = Zephyr(base, {"PATH": str(tools)}, sys.executable)
+    runs, skipped = twister_runs(zephyr, tmp_path / "scratch")
+    assert [(r.toolchain, r.boards) for r in runs] == [("arm", ["qemu_cortex_m3"])]
+    prefix = "twister, Zephyr 4.1.99, "
+    assert skipped == [
+        prefix + "Cortex-M3, 4 MB: Zephyr 4.1.99 has no mps2/an385",
+        prefix + "Cortex-M0: qemu_cortex_m0 needs the module at <workspace>/modules/hal/nordic",
+        prefix + "Cortex-M4F: Zephyr 4.1.99 has no mps2/an386",
+        prefix + "Cortex-M33: Zephyr 4.1.99 has no mps2/an521/cpu0",
+        prefix + "Cortex-M55: Zephyr 4.1.99 has no mps3/corstone300/an547 or mps3/an547",
+        prefix + "RISC-V 32-bit: qemu_riscv32 needs riscv64-unknown-elf-gcc on PATH",
+        prefix + "x86-64: Zephyr 4.1.99 has no native_sim/native/64",
+    ]
+
+
+@pytest.fixture(params=zephyr_trees() or [None], ids=str)
+def zephyr_tree(request) -> Zephyr:
+    """Each Zephyr tree there is, set up for building, or a failure saying what is missing."""
+    if request.param is None:
+        pytest.skip(FOUND.reason)
+    found = find_zephyr(request.param)
+    if isinstance(found, NoZephyr):
+        pytest.fail(f"Zephyr tree {found.tree}, but {found.reason}", pytrace=False)
+    return found
+
+
+MODULE_CHECK = """
+import pathlib, sys
+sys.path.insert(0, sys.argv[1])
+import zephyr_module
+print(zephyr_module.process_module(pathlib.Path(sys.argv[2]))["name"])
+"""
+
+
+def test_module_yml_is_valid(zephyr_tree):
+    """zephyr/module.yml against the tree's own schema: a key one Zephyr version does not
+    know (3.7 rejects 4.x's package-managers) stops every build on it."""
+    done = subprocess.run(
+        [zephyr_tree.python, "-c", MODULE_CHECK, str(zephyr_tree.base / "scripts"), str(REPO)],
+        capture_output=True,
+        text=True,
+        env=zephyr_tree.env,
+        timeout=120,
+    )
+    assert done.returncode == 0 and done.stdout.split() == ["tinyaot"], done.stdout + done.stderr
+
+
+@pytest.mark.slow
+def test_twister_samples_and_suites(zephyr_tree, tmp_path, note_skip):
+    zephyr = zephyr_tree
+    runs, skipped = twister_runs(zephyr, tmp_path)
+    have = tree_boards(zephyr.base)
+    for reason in skipped:
+        note_skip(reason)
+    print(f"Zephyr {zephyr.version} at {zephyr.base}")
+    for run in runs:
+        out = tmp_path / f"twister-{run.toolchain}"
+        cmd = [zephyr.python, str(zephyr.base / "scripts" / "twister")]
+        for board in run.boards:
+            cmd += ["-p", board]
+        cmd += ["-T", str(REPO / "samples"), "-T", str(REPO / "tests" / "zephyr")]
+        cmd += ["-j", "2", "-O", str(out), f"-x=ZEPHYR_EXTRA_MODULES={REPO}", "--inline-logs"]
+        started = time.monotonic()
+        done = subprocess.run(
+            [*cmd, *run.options],
+            cwd=tmp_path,
+            env=run.env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            timeout=TWISTER_TIMEOUT,
+        )
+        summary = [line for line in done.stdout.splitlines() if "configurations passed" in line]
+        print(
+            f"{', '.join(run.boards)} ({run.toolchain}):",
+            *summary,
+            f"twister took {time.monotonic() - started:.0f} s",
+        )
+        assert done.returncode == 0, done.stdout[-6000:]
+
+        report = json.loads((out / "twister.json").read_text())
+        status = {(s["name"], s["platform"]): s["status"] for s in report["testsuites"]}
+        for s in report["testsuites"]:
+            reason = s.get("reason", "?")
+            # Scenarios meant for other boards are no news.
+            if s["status"] in ("filtered", "skipped") and "platform allow" not in reason:
+                note_skip(
+                    f"twister, Zephyr {zephyr.version}: {s['name']} on {s['platform']}: {reason}"
+                )
+        for name, board in sorted(expected_scenarios({b: have[b] for b in run.boards})):
+            # Twister names a scenario by its folder and its name, a board by its full name.
+            got = [v for (n, p), v in status.items() if n.endswith(name) and p.startswith(board)]
+            assert got == ["passed"], (
+                f"Zephyr {zephyr.version}: {name} on {board}: {got or 'not run'}"
+            )
 
 
 @needs_zephyr
