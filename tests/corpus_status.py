@@ -16,8 +16,6 @@ import corpus
 UNSUPPORTED: dict[str, str] = {
     "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
     "armzoo_kws_ds_cnn_s_int16x8": "op 10 (AVERAGE_POOL_2D), tensor 32 'model/re_lu_8/Relu;",
-    "tflm_keyword_scrambled_svdf_int16": "op 0 (QUANTIZE), tensor 0 '': int16 -> int8 is not "
-    "supported",
 }
 
 

@@ -24,12 +24,19 @@ static int32_t count_leading_zeros(uint32_t x)
 	return n;
 }
 
-void tinyaot_softmax_s8(const struct tinyaot_softmax_s8_params *p, const int8_t *input,
-			int8_t *output)
+/* int8 input to an int8 or (wide) int16 output, as TFLite's Softmax<int8_t, OutputT>: the
+ * output's bits set the final shift and the offset to its lowest value. wide is a constant in
+ * each caller.
+ */
+static inline void tinyaot_softmax_q(const struct tinyaot_softmax_s8_params *p, const int8_t *input,
+				     void *output, const int32_t wide)
 {
+	const int32_t out_min = wide ? INT16_MIN : INT8_MIN;
+	const int32_t out_max = wide ? INT16_MAX : INT8_MAX;
+
 	for (int32_t r = 0; r < p->rows; r++) {
 		const int8_t *in = input + r * p->depth;
-		int8_t *out = output + r * p->depth;
+		const int32_t row = r * p->depth;
 		int32_t max_in_row = INT8_MIN;
 		int32_t sum_of_exps = 0;
 
@@ -68,15 +75,34 @@ void tinyaot_softmax_s8(const struct tinyaot_softmax_s8_params *p, const int8_t 
 					scaled, SCALED_DIFF_INT_BITS);
 				const int32_t unsat =
 					tinyaot_rdbpot(tinyaot_srdhm(shifted_scale, exp_in_0),
-						       num_bits_over_unit + 31 - 8);
+						       num_bits_over_unit + 31 - (wide ? 16 : 8));
+				const int32_t v =
+					tinyaot_clamp_i32(unsat + out_min, out_min, out_max);
 
-				out[c] = (int8_t)tinyaot_clamp_i32(unsat + INT8_MIN, INT8_MIN,
-								   INT8_MAX);
+				if (wide) {
+					((int16_t *)output)[row + c] = (int16_t)v;
+				} else {
+					((int8_t *)output)[row + c] = (int8_t)v;
+				}
+			} else if (wide) {
+				((int16_t *)output)[row + c] = INT16_MIN;
 			} else {
-				out[c] = INT8_MIN;
+				((int8_t *)output)[row + c] = INT8_MIN;
 			}
 		}
 	}
+}
+
+void tinyaot_softmax_s8(const struct tinyaot_softmax_s8_params *p, const int8_t *input,
+			int8_t *output)
+{
+	tinyaot_softmax_q(p, input, output, 0);
+}
+
+void tinyaot_softmax_s8_s16(const struct tinyaot_softmax_s8_params *p, const int8_t *input,
+			    int16_t *output)
+{
+	tinyaot_softmax_q(p, input, output, 1);
 }
 
 void tinyaot_softmax_f32(const struct tinyaot_softmax_f32_params *p, const float *input,

@@ -20,6 +20,9 @@ struct tinyaot_softmax_f32_params {
 
 void tinyaot_softmax_s8(const struct tinyaot_softmax_s8_params *p, const int8_t *input,
 			int8_t *output);
+/* int8 in, int16 out (scale 1/65536, zero point -32768): the int8 steps, 16 output bits. */
+void tinyaot_softmax_s8_s16(const struct tinyaot_softmax_s8_params *p, const int8_t *input,
+			    int16_t *output);
 void tinyaot_softmax_f32(const struct tinyaot_softmax_f32_params *p, const float *input,
 			 float *output);
 

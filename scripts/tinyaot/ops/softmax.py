@@ -1,4 +1,5 @@
-"""SOFTMAX over the last dimension: int8 (output scale 1/256, zero point -128) and float32."""
+"""SOFTMAX over the last dimension: int8 (output scale 1/256, zero point -128), int8 to int16
+(output scale 1/65536, zero point -32768) and float32."""
 
 from __future__ import annotations
 
@@ -38,7 +39,14 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             inplace=overlap,
         )
     require_quant(graph, op, [inp.index, out.index])
-    if out.zero_point != -128 or quant.f32(out.scale) != 1.0 / 256:
+    wide = out.dtype == DType.INT16
+    if wide:
+        # TFLite Micro's Prepare: zero point -32768, scale within 0.1 % of 1/65536.
+        if out.zero_point != -32768 or abs(quant.f32(out.scale) - 1.0 / 65536) > 0.001 / 65536:
+            raise op_error(
+                graph, op, "int16 output must have scale 1/65536 and zero point -32768", out.index
+            )
+    elif out.zero_point != -128 or quant.f32(out.scale) != 1.0 / 256:
         raise op_error(
             graph, op, "int8 output must have scale 1/256 and zero point -128", out.index
         )
@@ -62,7 +70,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "diff_min": -math.floor(radius),
     }
     return KernelCall(
-        "tinyaot_softmax_s8",
+        "tinyaot_softmax_s8_s16" if wide else "tinyaot_softmax_s8",
         "tinyaot/softmax.h",
         "struct tinyaot_softmax_s8_params",
         params,
@@ -72,5 +80,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 
 OP = OpDef(
-    "SOFTMAX", ("int8", "float32"), lower, "last axis; int8 output scale 1/256, zero point -128"
+    "SOFTMAX",
+    ("int8", "float32"),
+    lower,
+    "last axis; int8 output scale 1/256, zero point -128; int16 output from int8 (scale 1/65536, "
+    "zero point -32768)",
+    converts=(("int8", "int8"), ("int8", "int16"), ("float32", "float32")),
 )
