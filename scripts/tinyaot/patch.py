@@ -71,6 +71,8 @@ class Candidate:
     # The stage's own arena without in-place overlaps, and the MACs the stripes add.
     estimate: int
     extra_macs: int
+    # The stage's own part of the estimate.
+    own: int = 0
 
 
 @dataclasses.dataclass
@@ -211,7 +213,7 @@ def candidates(
                 for j in range(depth)
             ) - sum(layer.out_h * layer.row_macs for layer in sub)
             own = _estimate(sub, cut, size_in)
-            found.append(Candidate(start, depth, cut, max(own, rest), extra))
+            found.append(Candidate(start, depth, cut, max(own, rest), extra, own))
     return found
 
 
@@ -380,22 +382,26 @@ def choose(
     nothing fits."""
     base_macs = sum(s.call.macs for s in steps)
     cap = base_macs * max_extra // 100
-    found = [c for c in candidates(graph, steps, root, base) if c.extra_macs <= cap]
+    every = candidates(graph, steps, root, base)
+    found = [c for c in every if c.extra_macs <= cap]
+    # The estimate leaves out in-place overlaps, which save more in some stages than in others:
+    # the best stripe count of every depth is planned, not only the first few by estimate.
+    per_depth: dict[int, Candidate] = {}
+    for c in sorted(found, key=lambda c: (c.estimate, c.own, c.extra_macs)):
+        per_depth.setdefault(c.depth, c)
+    by_size = sorted(per_depth.values(), key=lambda c: (c.estimate, c.own, c.extra_macs))
     if forced is not None:
-        found = [
-            c for c in candidates(graph, steps, root, base) if (c.depth, len(c.stripes)) == forced
-        ]
-        if not found:
+        order = [c for c in every if (c.depth, len(c.stripes)) == forced]
+        if not order:
             raise CompileError(
                 f"model '{name}' has no patch stage of {forced[0]} layers in {forced[1]} stripes"
             )
-        order = found
     elif smallest:
-        order = sorted(found, key=lambda c: (c.estimate, c.extra_macs, c.depth))[:TRIALS]
+        order = by_size
     else:
         fits = [c for c in found if c.estimate <= budget]
         order = sorted(fits, key=lambda c: (c.extra_macs, c.estimate, c.depth))[:TRIALS]
-        order += sorted(found, key=lambda c: (c.estimate, c.extra_macs))[:TRIALS]
+        order += by_size
     best: tuple[int, int, Candidate] | None = None
     cache: dict = {}
     for cand in order:
