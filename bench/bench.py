@@ -19,6 +19,11 @@ qemu, and prints:
   code               the rest of the model's flash at -Os (tests/cortex_m3/runner.flash_split)
   instr, instr/MAC   Cortex-M3 instructions per inference at --opt (default -O2): SysTick
                      ticks under qemu -icount, divided by the board's ticks per instruction
+  cycles             estimated cycles: the instructions by class (a qemu plugin,
+                     bench/insn_classes.c) weighed with the core's documented timings
+  TFLM+CMSIS-NN      the same two counts for TFLite Micro with the CMSIS-NN kernels built
+                     into the same harness (bench/tflm_firmware.py), when its source checkouts
+                     are given (--tflm-path ... or TFLM_PATH ...), and tinyaot / TFLM ratios
 
 With --layers, the same per op from a build with -DTINYAOT_PROFILE. Figures are counts, not
 times: they are exact and repeat from run to run. See bench/README.md.
@@ -41,8 +46,10 @@ BENCH = Path(__file__).resolve().parent
 REPO = BENCH.parent
 sys.path[:0] = [str(REPO / "scripts"), str(REPO / "tests" / "cortex_m3"), str(REPO / "tests")]
 
+import cycles  # noqa: E402
 import numpy as np  # noqa: E402
 import runner  # noqa: E402
+import tflm_firmware  # noqa: E402
 from closeness import outputs_match  # noqa: E402
 from reference import Reference, model_paths  # noqa: E402
 from tflm_arena import tflm_arena, tflm_build  # noqa: E402
@@ -65,6 +72,21 @@ class Layer:
 
 
 @dataclass
+class TflmResult:
+    """TFLite Micro + CMSIS-NN built for the same core, run on the same input."""
+
+    board: str
+    instructions: int
+    cycles: int
+    instruction_classes: dict[str, int]
+    matches_tflm: bool
+    stack: int
+    flash: int
+    instructions_ratio: float  # tinyaot / TFLM+CMSIS-NN
+    cycles_ratio: float
+
+
+@dataclass
 class Result:
     """Every figure of one model, as written to the JSON file."""
 
@@ -82,6 +104,11 @@ class Result:
     instructions_per_mac: float | None
     matches_tflm: bool
     qemu_seconds: float
+    # Estimated cycles of the invoke and the instructions by class they come from.
+    cycles: int | None = None
+    instruction_classes: dict[str, int] = field(default_factory=dict)
+    # TFLite Micro + CMSIS-NN in the same harness (None without its sources).
+    tflm: TflmResult | None = None
     layers: list[Layer] = field(default_factory=list)
     # The invoke's instructions outside every op (argument checks, calls) less the residue of
     # the hook's cost the calibration misses, within a couple of instructions per op.
@@ -116,6 +143,7 @@ class Prepared:
     inputs: list[bytes]
     want: list[np.ndarray]
     tflm: dict[str, int]
+    input_arrays: list[np.ndarray] = field(default_factory=list)
 
 
 def prepare(model: Path, workdir: Path) -> Prepared:
@@ -131,31 +159,75 @@ def prepare(model: Path, workdir: Path) -> Prepared:
     # counts depend slightly on the data (clamps, soft-float), not on the run.
     x = ref.random_inputs(np.random.default_rng(zlib.crc32(model.stem.encode())))
     want = ref.run(x)
-    return Prepared(model, compiled, gen, [a.tobytes() for a in x], want, tflm_arena(str(model)))
+    return Prepared(model, compiled, gen, [a.tobytes() for a in x], want, tflm_arena(str(model)), x)
 
 
-def measure(p: Prepared, opt: str, layers: bool, workdir: Path, board: str = "auto") -> Result:
+def counted_run(elf: Path, board: str, workdir: Path) -> tuple[runner.RunResult, dict[str, int]]:
+    """Run under qemu with the instruction-class plugin; the run and the invoke's counts."""
+    snapshots = elf.with_suffix(".classes")
+    args = cycles.qemu_args(cycles.plugin(workdir.parent), elf, snapshots)
+    result = runner.run(elf, board, QEMU_TIMEOUT, qemu_args=args)
+    counts = cycles.invoke_counts(snapshots)
+    # The plugin and SysTick count the same instructions; a difference is a plugin bug.
+    if cycles.total(counts) != round(result.instructions()[0]):
+        raise runner.HarnessError(
+            f"{elf}: the plugin counted {cycles.total(counts)} instructions, SysTick "
+            f"{result.instructions()[0]}"
+        )
+    return result, counts
+
+
+def measure_tflm(
+    p: Prepared, sources: tflm_firmware.Sources, opt: str, cpu: str, workdir: Path, jobs: int
+) -> tuple[runner.RunResult, dict[str, int]]:
+    """Build TFLite Micro + CMSIS-NN with the model for `cpu` and run it like tinyaot's."""
+    # TFLM's code and arena exceed lm3s6965evb's RAM; the MPS2 board of the same core.
+    board = {"cortex-m3": "mps2-an385", "cortex-m4": "mps2-an386"}[cpu]
+    gen = workdir / "tflm_gen"
+    ops = [op.kind for op in p.compiled.graph.ops]
+    tflm_firmware.write_model(
+        gen,
+        p.model,
+        ops,
+        p.input_arrays,
+        p.want,
+        p.tflm["min"],
+        sources,
+    )
+    elf = tflm_firmware.build(
+        sources, gen, ops, [p.inputs], board, opt, workdir / f"tflm{opt}", jobs
+    )
+    return counted_run(elf, board, workdir)
+
+
+def measure(
+    p: Prepared,
+    opt: str,
+    layers: bool,
+    workdir: Path,
+    board: str = "auto",
+    sources: tflm_firmware.Sources | None = None,
+    jobs: int = 1,
+) -> Result:
     """Build and run one model under qemu (board "auto": the smallest Cortex-M3 it fits);
-    every figure of its Result."""
+    every figure of its Result, with TFLM + CMSIS-NN's when `sources` are given."""
     name = p.model.stem
     compiled = p.compiled
 
-    def build_run(build_opt: str, tag: str, cflags: list[str]) -> runner.RunResult:
-        return runner.build_and_run(
-            p.gen,
-            name,
-            [p.inputs],
-            board,
-            build_opt,
-            workdir / tag,
-            QEMU_TIMEOUT,
-            extra_cflags=cflags,
-            jobs=1,
-        )
+    def build(build_opt: str, tag: str, cflags: list[str]) -> tuple[Path, str]:
+        kwargs = {"extra_cflags": cflags, "jobs": 1}
+        if board == "auto":
+            return runner.build_auto(p.gen, name, [p.inputs], build_opt, workdir / tag, **kwargs)
+        elf = runner.build(p.gen, name, [p.inputs], board, build_opt, workdir / tag, **kwargs)
+        return elf, board
 
-    timed = build_run(opt, f"run{opt}", [])
+    def build_run(build_opt: str, tag: str, cflags: list[str]) -> runner.RunResult:
+        return runner.run(*build(build_opt, tag, cflags), QEMU_TIMEOUT)
+
+    timed, classes = counted_run(*build(opt, f"run{opt}", []), workdir)
     sized = timed if opt == FLASH_OPT else build_run(FLASH_OPT, f"size{FLASH_OPT}", [])
     instructions = round(timed.instructions()[0])
+    cpu = runner.BOARD_CPU[timed.board]
 
     result = Result(
         model=name,
@@ -172,7 +244,24 @@ def measure(p: Prepared, opt: str, layers: bool, workdir: Path, board: str = "au
         instructions_per_mac=_per_mac(instructions, compiled.macs),
         matches_tflm=_matches(timed.outputs[0], p.want),
         qemu_seconds=round(timed.wall_seconds, 2),
+        cycles=cycles.estimate(classes, cpu),
+        instruction_classes=classes,
     )
+    if sources is not None:
+        run, tclasses = measure_tflm(p, sources, opt, cpu, workdir, jobs)
+        t_instr = round(run.instructions()[0])
+        t_cycles = cycles.estimate(tclasses, cpu)
+        result.tflm = TflmResult(
+            board=run.board,
+            instructions=t_instr,
+            cycles=t_cycles,
+            instruction_classes=tclasses,
+            matches_tflm=_matches(run.outputs[0], p.want),
+            stack=run.stack[0],
+            flash=runner.size(run.elf)["flash"],
+            instructions_ratio=round(instructions / t_instr, 3),
+            cycles_ratio=round(result.cycles / t_cycles, 3),
+        )
     if layers:
         profiled = build_run(opt, f"profile{opt}", ["-DTINYAOT_PROFILE"])
         # Each op's ticks include the hook's cost around it; an empty op measured it.
@@ -257,6 +346,41 @@ def summary_table(results: list[Result], opt: str) -> str:
     return _table(rows, right=set(range(1, 12)) | {13})
 
 
+def speed_table(results: list[Result], opt: str) -> str:
+    """Instructions and estimated cycles of tinyaot and TFLM + CMSIS-NN, and their ratios."""
+    rows = [
+        [
+            "model",
+            "MACs",
+            "core",
+            f"instr{opt}",
+            "cycles",
+            "cycles/MAC",
+            "TFLM+CMSIS-NN instr",
+            "TFLM cycles",
+            "instr ratio",
+            "cycles ratio",
+        ]
+    ]
+    for r in results:
+        t = r.tflm
+        rows.append(
+            [
+                r.model + ("" if t is None or t.matches_tflm else " (TFLM BUILD DIFFERS)"),
+                _k(r.macs) if r.macs else "0",
+                runner.BOARD_CPU[r.board],
+                str(r.instructions),
+                str(r.cycles),
+                _num(r.cycles / r.macs if r.cycles and r.macs else None),
+                "-" if t is None else str(t.instructions),
+                "-" if t is None else str(t.cycles),
+                "-" if t is None else _num(t.instructions_ratio),
+                "-" if t is None else _num(t.cycles_ratio),
+            ]
+        )
+    return _table(rows, right={1, *range(3, 10)})
+
+
 def flash_table(results: list[Result]) -> str:
     """Where the code bytes of the main table come from."""
     keys = [
@@ -339,12 +463,21 @@ def main(argv: list[str] | None = None) -> int:
         help="qemu machine (default: the smallest Cortex-M3 board the model fits; "
         "mps2-an386 is a Cortex-M4, with the DSP extension)",
     )
+    for key, var in tflm_firmware.ENV.items():
+        parser.add_argument(
+            f"--{key.replace('_', '-')}-path",
+            metavar="DIR",
+            help=f"checkout for the TFLite Micro + CMSIS-NN columns (default: ${var})",
+        )
     args = parser.parse_args(argv)
 
     missing = runner.missing_tools()
     if missing:
         raise SystemExit(f"bench: not on PATH: {', '.join(missing)}")
     models = _resolve(args.models)
+    sources = tflm_firmware.find_sources(
+        {key: getattr(args, f"{key}_path") for key in tflm_firmware.ENV}
+    )
 
     with tempfile.TemporaryDirectory(prefix="tinyaot-bench-") as tmp:
         root = Path(args.keep).resolve() if args.keep else Path(tmp)
@@ -353,13 +486,32 @@ def main(argv: list[str] | None = None) -> int:
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             results = list(
                 pool.map(
-                    lambda p: measure(p, args.opt, args.layers, root / p.model.stem, args.board),
+                    lambda p: measure(
+                        p,
+                        args.opt,
+                        args.layers,
+                        root / p.model.stem,
+                        args.board,
+                        sources,
+                        args.jobs,
+                    ),
                     prepared,
                 )
             )
 
     print(f"TFLM arena measured with {tflm_build()}")
     print(summary_table(results, args.opt))
+    print()
+    if sources is None:
+        print("TFLite Micro + CMSIS-NN: no sources given (--tflm-path ..., see bench/README.md)")
+    else:
+        commits = tflm_firmware.describe(sources)
+        print(
+            "TFLite Micro + CMSIS-NN built from "
+            + ", ".join(f"{k} {v[:12]}" for k, v in commits.items())
+        )
+    print(f"estimated cycles: instructions by class x the core's timings, P = {cycles.REFILL}")
+    print(speed_table(results, args.opt))
     print()
     print(f"flash at {FLASH_OPT}, bytes; code = the first five columns")
     print(flash_table(results))
@@ -376,10 +528,13 @@ def main(argv: list[str] | None = None) -> int:
             "tflm": tflm_build(),
             "icount": runner.QEMU_ICOUNT,
             "ticks_per_instruction": runner.TICKS_PER_INSTRUCTION,
+            "cycle_weights": cycles.WEIGHTS,
+            "pipeline_refill": cycles.REFILL,
+            "tflm_cmsis_nn_sources": None if sources is None else tflm_firmware.describe(sources),
             "models": [asdict(r) for r in results],
         }
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    bad = [r.model for r in results if not r.matches_tflm]
+    bad = [r.model for r in results if not r.matches_tflm or (r.tflm and not r.tflm.matches_tflm)]
     if bad:
         print(f"\nbench: output differs from TFLite Micro for {', '.join(bad)}", file=sys.stderr)
     return 1 if bad else 0
