@@ -8,6 +8,7 @@ import os
 import re
 import sys
 from pathlib import Path
+from xml.etree import ElementTree
 
 import numpy as np
 import pytest
@@ -17,7 +18,7 @@ from host import runner
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from reference import Reference
-from tinyaot import cli, codegen, compiler, planner
+from tinyaot import cli, codegen, compiler, planner, report
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
@@ -187,6 +188,23 @@ def test_budget_picks_a_stage_that_fits_and_stays_exact(person, tmp_path, runtim
     for mode in ("invoke", "run"):
         got = split_outputs(runner.run(exe, [x.tobytes() for x in inputs], mode), want)
         assert got[0].tobytes() == want[0].tobytes()
+
+
+def test_report_shows_the_stage(person):
+    """The build line, the report and the SVG name the stage, its stripes and extra MACs."""
+    c, _ = person
+    assert c.patch is not None
+    line = report.summary(c).splitlines()[1]
+    assert re.fullmatch(
+        rf"tinyaot: m: patch stage: steps 0-{c.patch.depth - 1} \(DEPTHWISE_CONV_2D, .*\) in "
+        rf"{c.patch.stripes} stripes of output \[1, \d+, \d+, \d+\], "
+        rf"\+{c.patch.extra_macs} MACs \(\d+\.\d %\), arena 36876 B layer by layer",
+        line,
+    )
+    assert line.removeprefix("tinyaot: m: ") in report.text(c, measure_code=False)
+    drawing = ElementTree.fromstring(report.svg(c))
+    dashes = [e for e in drawing if e.tag.endswith("line")]
+    assert len(dashes) == c.patch.stripes - 1
 
 
 @pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
