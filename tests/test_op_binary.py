@@ -195,13 +195,15 @@ I16 = tb.tflite.TensorType.INT16
 
 
 def int16_ops(i: int, j: int, shape: tuple[int, ...]) -> list[O]:
-    """ADD and SUB on int16 (zero points 0): outputs finer and coarser than the inputs, every
-    fused activation."""
+    """ADD, SUB and MUL on int16 (zero points 0): outputs finer and coarser than the inputs,
+    every fused activation."""
     return [
         O("ADD", [i, j], T(I16, shape, 1 / 1500), ACT.NONE),
         O("ADD", [j, i], T(I16, shape, 1 / 20000), ACT.RELU6),
         O("SUB", [i, j], T(I16, shape, 1 / 2500), ACT.RELU),
         O("SUB", [j, i], T(I16, shape, 1 / 500), ACT.RELU_N1_TO_1),
+        O("MUL", [i, j], T(I16, shape, 1 / 300), ACT.NONE),
+        O("MUL", [j, i], T(I16, shape, 1 / 6000), ACT.RELU),
     ]
 
 
@@ -221,7 +223,7 @@ def test_int16_ops(tmp_path):
     sets = [per_shape(random), per_shape(random), per_shape(ends)]
     result = run(tmp_path, inputs, ops, sets)
     assert result.exact
-    add = np.concatenate([o[k].ravel() for o in result.outputs for k in range(0, len(ops), 4)])
+    add = np.concatenate([o[k].ravel() for o in result.outputs for k in range(0, len(ops), 6)])
     assert add.min() == -32768 and add.max() == 32767
 
 
@@ -567,4 +569,17 @@ def test_rejects_unquantised_int8_and_unsupported_activations():
     with pytest.raises(
         CompileError, match="op 0 \\(SUB\\).*TANH is not supported; supported: NONE"
     ):
+        lower_op(graph, graph.ops[0])
+
+
+def test_int16_mul_rejects_a_zero_point():
+    """TFLite Micro's MUL needs int16 zero points of 0; so does the compiler."""
+    q, off = Quant((0.1,), (0,)), Quant((0.1,), (5,))
+    tensors = [
+        Tensor(0, "a", DType.INT16, (1, 4), q),
+        Tensor(1, "b", DType.INT16, (1, 4), off),
+        Tensor(2, "out", DType.INT16, (1, 4), q),
+    ]
+    graph = Graph(tensors, [Op(0, "MUL", [0, 1], [2])], [0, 1], [2])
+    with pytest.raises(CompileError, match="int16 zero point 5 is not 0"):
         lower_op(graph, graph.ops[0])

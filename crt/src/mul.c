@@ -1,17 +1,17 @@
 /* Reference MUL. Unlike ADD there is no common scale to reach first: the product of
- * the offset inputs (at most 255 * 255) is requantised once, from scale1 * scale2 to
- * the output scale.
+ * the offset inputs (at most 255 * 255; int16, without offsets, at most 2^30) is
+ * requantised once, from scale1 * scale2 to the output scale.
  */
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/mul.h>
 
-static int8_t mul_s8_one(const struct tinyaot_mul_s8_params *p, int32_t a, int32_t b)
+static int32_t tinyaot_mul_one(const struct tinyaot_mul_s8_params *p, int32_t a, int32_t b)
 {
 	const int32_t prod = (a + p->input1_offset) * (b + p->input2_offset);
 	const int32_t out =
 		tinyaot_mbqm(prod, p->output_multiplier, p->output_shift) + p->output_offset;
 
-	return (int8_t)tinyaot_clamp_i32(out, p->act_min, p->act_max);
+	return tinyaot_clamp_i32(out, p->act_min, p->act_max);
 }
 
 void tinyaot_mul_s8(const struct tinyaot_mul_s8_params *p, const int8_t *input1,
@@ -22,7 +22,20 @@ void tinyaot_mul_s8(const struct tinyaot_mul_s8_params *p, const int8_t *input1,
 	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
 
 	for (int32_t i = 0; i < n; i++) {
-		output[i] = mul_s8_one(p, input1[c.offset1], input2[c.offset2]);
+		output[i] = (int8_t)tinyaot_mul_one(p, input1[c.offset1], input2[c.offset2]);
+		tinyaot_broadcast_next(b, &c);
+	}
+}
+
+void tinyaot_mul_s16(const struct tinyaot_mul_s8_params *p, const int16_t *input1,
+		     const int16_t *input2, int16_t *output)
+{
+	const struct tinyaot_broadcast *b = &p->b;
+	const int32_t n = tinyaot_broadcast_count(b);
+	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
+
+	for (int32_t i = 0; i < n; i++) {
+		output[i] = (int16_t)tinyaot_mul_one(p, input1[c.offset1], input2[c.offset2]);
 		tinyaot_broadcast_next(b, &c);
 	}
 }

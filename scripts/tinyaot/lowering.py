@@ -301,6 +301,17 @@ def require_quant(graph: Graph, op: Op, tensors: list[int | None], per_tensor: b
             raise op_error(graph, op, "per-channel quantisation is not supported here", idx)
 
 
+def require_symmetric(graph: Graph, op: Op, tensors: list[int]) -> None:
+    """Quantised with zero point 0, as TFLite Micro requires of most int16 tensors."""
+    require_quant(graph, op, tensors)
+    for idx in tensors:
+        zero_point = graph.tensors[idx].zero_point
+        if zero_point != 0:
+            raise op_error(
+                graph, op, f"int16 zero point {zero_point} is not 0, as TFLM requires", idx
+            )
+
+
 def require_const(
     graph: Graph, op: Op, index: int | None, what: str, dtype: DType | None = None
 ) -> Tensor:

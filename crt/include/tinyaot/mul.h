@@ -21,6 +21,9 @@ struct tinyaot_mul_f32_params {
 
 void tinyaot_mul_s8(const struct tinyaot_mul_s8_params *p, const int8_t *input1,
 		    const int8_t *input2, int8_t *output);
+/* int16 takes the int8 parameters (offsets 0, the int16 activation range). */
+void tinyaot_mul_s16(const struct tinyaot_mul_s8_params *p, const int16_t *input1,
+		     const int16_t *input2, int16_t *output);
 void tinyaot_mul_f32(const struct tinyaot_mul_f32_params *p, const float *input1,
 		     const float *input2, float *output);
 

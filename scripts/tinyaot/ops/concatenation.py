@@ -18,6 +18,7 @@ from ..lowering import (
     TensorList,
     op_error,
     require_quant,
+    require_symmetric,
 )
 
 MAX_INPUTS = 10  # TINYAOT_CONCATENATION_MAX_INPUTS, TFLM's kMaxInputNum
@@ -74,15 +75,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
                     t.index,
                 )
     if dtype == DType.INT16:
-        require_quant(graph, op, [t.index for t in inputs] + [out.index])
-        for t in [*inputs, out]:
-            if t.zero_point != 0:
-                raise op_error(
-                    graph,
-                    op,
-                    f"int16 zero point {t.zero_point} is not 0, as TFLM requires",
-                    t.index,
-                )
+        require_symmetric(graph, op, [t.index for t in inputs] + [out.index])
     inner = math.prod(out.shape[axis + 1 :])
     copy_bytes = [t.shape[axis] * inner * dtype.size for t in inputs]
     params = {

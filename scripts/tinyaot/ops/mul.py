@@ -1,4 +1,5 @@
-"""MUL with NumPy-style broadcasting: int8, float32 and int32 (wrapping, as TFLite's)."""
+"""MUL with NumPy-style broadcasting: int8, int16 (zero points 0), float32 and int32 (wrapping,
+as TFLite's)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from ..lowering import (
     OpDef,
     binary_io,
     require_quant,
+    require_symmetric,
 )
 from .binary_common import fold_binary, with_activation
 
@@ -32,7 +34,11 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     # CalculateOpDataMul: the three scales multiplied and divided in double.
     real = float(a.scale) * float(b.scale) / float(out.scale)
     mult, shift = quant.quantize_multiplier(real)
-    lo, hi = quant.activation_range_int8(act, out, op.describe())
+    wide = dtype == DType.INT16
+    if wide:
+        require_symmetric(graph, op, [a.index, b.index, out.index])
+    ranges = quant.activation_range_int16 if wide else quant.activation_range_int8
+    lo, hi = ranges(act, out, op.describe())
     params = {
         "b": bcast,
         "input1_offset": -a.zero_point,
@@ -44,7 +50,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "act_max": hi,
     }
     return KernelCall(
-        "tinyaot_mul_s8",
+        "tinyaot_mul_s16" if wide else "tinyaot_mul_s8",
         "tinyaot/mul.h",
         "struct tinyaot_mul_s8_params",
         params,
@@ -55,7 +61,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "MUL",
-    ("int8", "float32", "int32"),
+    ("int8", "float32", "int32", "int16"),
     lower,
     "broadcasting up to 4-D, fused activations",
     inputs=(2, 2),
