@@ -38,9 +38,17 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
     return runner.runtime_objects(tmp_path_factory.mktemp("crt"), ())
 
 
-# (kind, window, stride, SAME padding, output channels; pools keep the channels)
+# (kind, window, stride, SAME padding, output channels; pools keep the channels). A PAD
+# takes window % 3 rows above and stride rows below (columns the other way round).
 Layer = tuple[str, int, int, bool, int]
-KINDS = ("conv", "dw", "avg", "max")
+KINDS = ("conv", "dw", "avg", "max", "pad")
+
+
+def out_size(h: int, layer: Layer) -> int:
+    kind, k, stride, same, _ = layer
+    if kind == "pad":
+        return h + k % 3 + stride
+    return (h + stride - 1) // stride if same else (h - k) // stride + 1
 
 
 def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
@@ -51,9 +59,20 @@ def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
     ops, codes = [], []
     h, c, scale, zp = size, channels, 0.05, 3
     for i, (kind, k, stride, same, out_c) in enumerate(layers):
-        out_h = (h + stride - 1) // stride if same else (h - k) // stride + 1
+        out_h = out_size(h, (kind, k, stride, same, out_c))
         padding = tb.PADDING.SAME if same else tb.PADDING.VALID
         x = len(tensors) - 1
+        if kind == "pad":
+            pads = [[0, 0], [k % 3, stride], [stride, k % 3], [0, 0]]
+            buffers.append(tb.Buffer(tb.int32_bytes(pads)))
+            tensors += [
+                tb.Tensor(f"p{i}", [4, 2], tb.INT32, len(buffers) - 1),
+                tb.Tensor(f"t{i}", [1, out_h, out_h, c], tb.INT8, 0, [scale], [zp]),
+            ]
+            ops.append(tb.Operator(len(codes), [x, x + 1], [x + 2], "PadOptions", {}))
+            codes.append(tb.OpCode(tb.OPS.PAD))
+            h = out_h
+            continue
         if kind in ("avg", "max"):
             code = tb.OPS.AVERAGE_POOL_2D if kind == "avg" else tb.OPS.MAX_POOL_2D
             tensors.append(tb.Tensor(f"t{i}", [1, out_h, out_h, c], tb.INT8, 0, [scale], [zp]))
@@ -137,17 +156,19 @@ def layer() -> st.SearchStrategy[Layer]:
 def test_stage_matches_tflite_micro(
     layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime
 ):
-    """Any stage depth and stripe count on a chain of convolutions, depthwise convolutions and
-    pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding) is byte for byte TFLite
-    Micro's, as the layer-by-layer code is."""
+    """Any stage depth and stripe count on a chain of convolutions, depthwise convolutions,
+    pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding) and PADs is byte for byte
+    TFLite Micro's, as the layer-by-layer code is."""
+    # A stage starts at a windowed layer.
+    assume(layers[0][0] != "pad")
     h = size
-    for _, k, stride, same, _ in layers:
-        h = (h + stride - 1) // stride if same else (h - k) // stride + 1
+    for layer in layers:
+        h = out_size(h, layer)
         assume(h >= 1)
     depth = min(depth, len(layers))
     out_h = size
-    for _, k, stride, same, _ in layers[:depth]:
-        out_h = (out_h + stride - 1) // stride if same else (out_h - k) // stride + 1
+    for layer in layers[:depth]:
+        out_h = out_size(out_h, layer)
     stripes = min(stripes, out_h)
     assume(stripes >= 2)
     workdir = tmp_path_factory.mktemp("patch")
