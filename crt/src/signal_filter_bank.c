@@ -76,9 +76,8 @@ static uint32_t tinyaot_signal_sqrt64(uint64_t num)
 	return tinyaot_signal_sqrt(num, (num >> 32) == 0 ? 32 : 64);
 }
 
-void tinyaot_signal_filter_bank_square_root_u64(const struct tinyaot_signal_square_root_params *p,
-						const uint64_t *input, const int32_t *scale_bits,
-						uint32_t *output)
+void tinyaot_signal_sqrt_u64(const struct tinyaot_signal_square_root_params *p,
+			     const uint64_t *input, const int32_t *scale_bits, uint32_t *output)
 {
 	/* The shift count as x86 and TFLM's own hosts take it (FFT auto scale gives 0..15). */
 	const uint32_t shift = (uint32_t)*scale_bits & 31u;
@@ -91,9 +90,9 @@ void tinyaot_signal_filter_bank_square_root_u64(const struct tinyaot_signal_squa
 	}
 }
 
-void tinyaot_signal_spectral_subtraction_u32(
-	const struct tinyaot_signal_spectral_subtraction_params *p, const uint32_t *input,
-	uint32_t *noise_estimate, uint32_t *output, uint32_t *noise_output)
+void tinyaot_signal_subtract_u32(const struct tinyaot_signal_spectral_subtraction_params *p,
+				 const uint32_t *input, uint32_t *noise_estimate, uint32_t *output,
+				 uint32_t *noise_output)
 {
 	for (int32_t i = 0; i < p->num_channels; i++) {
 		/* Odd channels take the alternate coefficients. */

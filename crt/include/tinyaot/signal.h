@@ -75,9 +75,8 @@ struct tinyaot_signal_square_root_params {
 	int32_t num_channels;
 };
 
-void tinyaot_signal_filter_bank_square_root_u64(const struct tinyaot_signal_square_root_params *p,
-						const uint64_t *input, const int32_t *scale_bits,
-						uint32_t *output);
+void tinyaot_signal_sqrt_u64(const struct tinyaot_signal_square_root_params *p,
+			     const uint64_t *input, const int32_t *scale_bits, uint32_t *output);
 
 struct tinyaot_signal_spectral_subtraction_params {
 	int32_t num_channels;
@@ -94,9 +93,9 @@ struct tinyaot_signal_spectral_subtraction_params {
 /* noise_estimate: the op's state (num_channels uint32, zero after reset), kept in the state
  * buffer; noise_output receives a copy of it after the update, as TFLM's second output.
  */
-void tinyaot_signal_spectral_subtraction_u32(
-	const struct tinyaot_signal_spectral_subtraction_params *p, const uint32_t *input,
-	uint32_t *noise_estimate, uint32_t *output, uint32_t *noise_output);
+void tinyaot_signal_subtract_u32(const struct tinyaot_signal_spectral_subtraction_params *p,
+				 const uint32_t *input, uint32_t *noise_estimate, uint32_t *output,
+				 uint32_t *noise_output);
 
 struct tinyaot_signal_pcan_params {
 	int32_t num_channels;

@@ -65,7 +65,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     params = {k: opts[k] & 0xFFFFFFFF for k in KEYS if k not in ("clamping", "num_channels")}
     params.update(num_channels=channels, clamping=int(bool(opts["clamping"])))
     return KernelCall(
-        "tinyaot_signal_spectral_subtraction_u32",
+        "tinyaot_signal_subtract_u32",
         sc.HEADER,
         "struct tinyaot_signal_spectral_subtraction_params",
         params,  # type: ignore[arg-type]

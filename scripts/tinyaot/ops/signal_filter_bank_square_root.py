@@ -17,7 +17,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     return sc.call(
         graph,
         op,
-        "tinyaot_signal_filter_bank_square_root_u64",
+        "tinyaot_signal_sqrt_u64",
         "struct tinyaot_signal_square_root_params",
         {"num_channels": inp.num_elements},
     )
