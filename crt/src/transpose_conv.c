@@ -13,7 +13,7 @@ struct window {
 	int32_t y0, y1, x0, x1;
 };
 
-static int32_t first_covering(int32_t o, int32_t pad, int32_t k, int32_t stride)
+static int32_t tinyaot_first_covering(int32_t o, int32_t pad, int32_t k, int32_t stride)
 {
 	const int32_t lo = o + pad - k + 1;
 
@@ -27,17 +27,17 @@ static struct window tinyaot_pixel_window(const struct tinyaot_conv_dims *d, int
 	w.ox = pix % d->out_w;
 	w.oy = (pix / d->out_w) % d->out_h;
 	w.batch = pix / (d->out_w * d->out_h);
-	w.y0 = first_covering(w.oy, d->pad_h, d->k_h, d->stride_h);
+	w.y0 = tinyaot_first_covering(w.oy, d->pad_h, d->k_h, d->stride_h);
 	w.y1 = tinyaot_min_i32((w.oy + d->pad_h) / d->stride_h, d->in_h - 1);
-	w.x0 = first_covering(w.ox, d->pad_w, d->k_w, d->stride_w);
+	w.x0 = tinyaot_first_covering(w.ox, d->pad_w, d->k_w, d->stride_w);
 	w.x1 = tinyaot_min_i32((w.ox + d->pad_w) / d->stride_w, d->in_w - 1);
 	return w;
 }
 
 /* Element offsets of input pixel (y, x) of the window's image and of output channel oc's
  * filter tap for it. */
-static void tap(const struct tinyaot_conv_dims *d, const struct window *w, int32_t oc, int32_t y,
-		int32_t x, int32_t *in, int32_t *filter)
+static void tinyaot_transpose_tap(const struct tinyaot_conv_dims *d, const struct window *w,
+				  int32_t oc, int32_t y, int32_t x, int32_t *in, int32_t *filter)
 {
 	const int32_t fy = w->oy + d->pad_h - y * d->stride_h;
 	const int32_t fx = w->ox + d->pad_w - x * d->stride_w;
@@ -62,7 +62,7 @@ void tinyaot_transpose_conv_s8(const struct tinyaot_conv_s8_params *p, const int
 				for (int32_t x = w.x0; x <= w.x1; x++) {
 					int32_t i, f;
 
-					tap(d, &w, oc, y, x, &i, &f);
+					tinyaot_transpose_tap(d, &w, oc, y, x, &i, &f);
 					for (int32_t ic = 0; ic < d->in_c; ic++) {
 						acc += (input[i + ic] + p->input_offset) *
 						       filter[f + ic];
@@ -95,7 +95,7 @@ void tinyaot_transpose_conv_s16(const struct tinyaot_conv_s16_params *p, const i
 				for (int32_t x = w.x0; x <= w.x1; x++) {
 					int32_t i, f;
 
-					tap(d, &w, oc, y, x, &i, &f);
+					tinyaot_transpose_tap(d, &w, oc, y, x, &i, &f);
 					for (int32_t ic = 0; ic < d->in_c; ic++) {
 						acc += input[i + ic] * filter[f + ic];
 					}
@@ -125,7 +125,7 @@ void tinyaot_transpose_conv_f32(const struct tinyaot_conv_f32_params *p, const f
 				for (int32_t x = w.x0; x <= w.x1; x++) {
 					int32_t i, f;
 
-					tap(d, &w, oc, y, x, &i, &f);
+					tinyaot_transpose_tap(d, &w, oc, y, x, &i, &f);
 					for (int32_t ic = 0; ic < d->in_c; ic++) {
 						acc += input[i + ic] * filter[f + ic];
 					}
