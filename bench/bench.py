@@ -51,6 +51,7 @@ import numpy as np  # noqa: E402
 import runner  # noqa: E402
 import tflm_firmware  # noqa: E402
 from closeness import outputs_match  # noqa: E402
+from harness import c_name  # noqa: E402
 from reference import Reference, model_paths  # noqa: E402
 from tflm_arena import tflm_arena, tflm_build  # noqa: E402
 from tinyaot import codegen  # noqa: E402
@@ -121,7 +122,7 @@ def _per_mac(instructions: int | None, macs: int) -> float | None:
 
 def _generate(model: Path, out: Path) -> Compiled:
     """Compile with the compiler's API (the per-op MACs are only there) and write the sources."""
-    compiled = compile_model(model, Options(name=model.stem))
+    compiled = compile_model(model, Options(name=c_name(model)))
     out.mkdir(parents=True, exist_ok=True)
     for fname, text in codegen.generate(compiled).items():
         (out / fname).write_text(text, encoding="utf-8")
@@ -212,7 +213,7 @@ def measure(
 ) -> Result:
     """Build and run one model under qemu (board "auto": the smallest Cortex-M3 it fits);
     every figure of its Result, with TFLM + CMSIS-NN's when `sources` are given."""
-    name = p.model.stem
+    name = c_name(p.model)
     compiled = p.compiled
 
     def build(build_opt: str, tag: str, cflags: list[str]) -> tuple[Path, str]:
@@ -231,7 +232,7 @@ def measure(
     cpu = runner.BOARD_CPU[timed.board]
 
     result = Result(
-        model=name,
+        model=p.model.stem,
         ops=len(compiled.graph.ops),
         macs=compiled.macs,
         arena=compiled.plan.size,
