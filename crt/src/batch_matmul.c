@@ -5,36 +5,16 @@
 #include <tinyaot/batch_matmul.h>
 #include <tinyaot/fixedpoint.h>
 
-/* The offsets of output element o's lhs row and rhs column. */
-static void tinyaot_operands(const struct tinyaot_batch_matmul_dims *d, int32_t o, int32_t *lhs,
-			     int32_t *rhs)
-{
-	const int32_t j = o % d->cols;
-	const int32_t i = (o / d->cols) % d->rows;
-	const int32_t n = o / (d->cols * d->rows);
-	const int32_t b2 = n % d->batch[2];
-	const int32_t b1 = (n / d->batch[2]) % d->batch[1];
-	const int32_t b0 = n / (d->batch[2] * d->batch[1]);
-
-	*lhs = b0 * d->lhs_batch[0] + b1 * d->lhs_batch[1] + b2 * d->lhs_batch[2] + i * d->lhs_row;
-	*rhs = b0 * d->rhs_batch[0] + b1 * d->rhs_batch[1] + b2 * d->rhs_batch[2] + j * d->rhs_col;
-}
-
-static int32_t outputs(const struct tinyaot_batch_matmul_dims *d)
-{
-	return d->batch[0] * d->batch[1] * d->batch[2] * d->rows * d->cols;
-}
-
 void tinyaot_batch_matmul_s8(const struct tinyaot_batch_matmul_s8_params *p, const int8_t *lhs,
 			     const int8_t *rhs, int8_t *output)
 {
 	const struct tinyaot_batch_matmul_dims *d = &p->d;
-	const int32_t n = outputs(d);
+	const int32_t n = tinyaot_batch_matmul_outputs(d);
 
 	for (int32_t o = 0; o < n; o++) {
 		int32_t a, b, acc = 0;
 
-		tinyaot_operands(d, o, &a, &b);
+		tinyaot_batch_matmul_operands(d, o, &a, &b);
 		for (int32_t k = 0; k < d->depth; k++) {
 			acc += (lhs[a + k * d->lhs_depth] + p->lhs_offset) *
 			       (rhs[b + k * d->rhs_depth] + p->rhs_offset);
@@ -49,13 +29,13 @@ void tinyaot_batch_matmul_s16(const struct tinyaot_batch_matmul_s16_params *p, c
 			      const int16_t *rhs, int16_t *output)
 {
 	const struct tinyaot_batch_matmul_dims *d = &p->d;
-	const int32_t n = outputs(d);
+	const int32_t n = tinyaot_batch_matmul_outputs(d);
 
 	for (int32_t o = 0; o < n; o++) {
 		int32_t a, b;
 		int64_t acc = 0;
 
-		tinyaot_operands(d, o, &a, &b);
+		tinyaot_batch_matmul_operands(d, o, &a, &b);
 		for (int32_t k = 0; k < d->depth; k++) {
 			acc += (int64_t)lhs[a + k * d->lhs_depth] * rhs[b + k * d->rhs_depth];
 		}
@@ -69,13 +49,13 @@ void tinyaot_batch_matmul_f32(const struct tinyaot_batch_matmul_f32_params *p, c
 			      const float *rhs, float *output)
 {
 	const struct tinyaot_batch_matmul_dims *d = &p->d;
-	const int32_t n = outputs(d);
+	const int32_t n = tinyaot_batch_matmul_outputs(d);
 
 	for (int32_t o = 0; o < n; o++) {
 		int32_t a, b;
 		float acc = 0.0f;
 
-		tinyaot_operands(d, o, &a, &b);
+		tinyaot_batch_matmul_operands(d, o, &a, &b);
 		for (int32_t k = 0; k < d->depth; k++) {
 			acc += lhs[a + k * d->lhs_depth] * rhs[b + k * d->rhs_depth];
 		}

@@ -181,12 +181,15 @@ class OpDef:
     # estimate): adds a variable tensor for it and returns its index, or None. The compiler
     # calls it before laying out the state and puts the index in op.options[STATE_OPTION].
     state: Callable[[Graph, Op], int | None] | None = None
+    # The weights input that may be int8 under float32 data: a hybrid model's (dynamic-range
+    # quantisation), whose kernels read the int8 weights and float activations.
+    hybrid: int | None = None
 
     def signature(self) -> str:
         """The dtypes as `tinyaot ops` and README show them."""
         if self.converts:
             return ", ".join(f"{a}->{b}" for a, b in self.converts)
-        return ", ".join(self.dtypes)
+        return ", ".join(self.dtypes) + (", hybrid" if self.hybrid is not None else "")
 
 
 def check_counts(graph: Graph, op: Op, opdef: OpDef) -> None:
@@ -208,8 +211,24 @@ def check_counts(graph: Graph, op: Op, opdef: OpDef) -> None:
 
 
 def check_dtypes(graph: Graph, op: Op, opdef: OpDef) -> None:
-    """The dtypes of the data input and of every output against the op's signature."""
+    """The dtypes of the data input and of every output against the op's signature, and
+    a hybrid op's int8 weights (symmetric, constant) under float32 data."""
     first = graph.tensor(op.inputs[opdef.data_input])
+    if opdef.hybrid is not None and first.dtype == DType.FLOAT32:
+        w = graph.tensor(op.inputs[opdef.hybrid])
+        if w.dtype == DType.INT8:
+            require_const(graph, op, w.index, "hybrid weights")
+            require_quant(graph, op, [w.index], per_tensor=False)
+            assert w.quant is not None
+            if any(z != 0 for z in w.quant.zero_points):
+                raise op_error(graph, op, "hybrid int8 weights must be symmetric", w.index)
+        elif w.dtype != DType.FLOAT32:
+            raise op_error(
+                graph,
+                op,
+                f"weights dtype {w.dtype.short} under float32 data; supported: float32, int8",
+                w.index,
+            )
     for t in op.outputs:
         out = graph.tensors[t]
         if opdef.converts:

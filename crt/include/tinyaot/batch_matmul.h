@@ -15,6 +15,26 @@ struct tinyaot_batch_matmul_dims {
 	int32_t rhs_depth, rhs_col; /* element strides of rhs[k][j] */
 };
 
+/* The offsets of output element o's lhs row and rhs column. */
+static inline void tinyaot_batch_matmul_operands(const struct tinyaot_batch_matmul_dims *d,
+						 int32_t o, int32_t *lhs, int32_t *rhs)
+{
+	const int32_t j = o % d->cols;
+	const int32_t i = (o / d->cols) % d->rows;
+	const int32_t n = o / (d->cols * d->rows);
+	const int32_t b2 = n % d->batch[2];
+	const int32_t b1 = (n / d->batch[2]) % d->batch[1];
+	const int32_t b0 = n / (d->batch[2] * d->batch[1]);
+
+	*lhs = b0 * d->lhs_batch[0] + b1 * d->lhs_batch[1] + b2 * d->lhs_batch[2] + i * d->lhs_row;
+	*rhs = b0 * d->rhs_batch[0] + b1 * d->rhs_batch[1] + b2 * d->rhs_batch[2] + j * d->rhs_col;
+}
+
+static inline int32_t tinyaot_batch_matmul_outputs(const struct tinyaot_batch_matmul_dims *d)
+{
+	return d->batch[0] * d->batch[1] * d->batch[2] * d->rows * d->cols;
+}
+
 struct tinyaot_batch_matmul_s8_params {
 	struct tinyaot_batch_matmul_dims d;
 	int32_t lhs_offset, rhs_offset; /* minus the zero points */

@@ -12,6 +12,7 @@ from __future__ import annotations
 from .. import quant
 from ..ir import DType, Graph, Op
 from ..lowering import KernelCall, OpDef, TensorArg, op_error, require_quant
+from . import hybrid_common
 
 RANK = 5  # TFLM's limit: two matrix dims and three batch dims
 
@@ -27,7 +28,8 @@ def batch_strides(shape: tuple[int, ...]) -> list[int]:
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     lhs, rhs, out = (graph.tensor(i) for i in (op.inputs[0], op.inputs[1], op.outputs[0]))
-    if rhs.dtype != lhs.dtype:
+    hybrid = lhs.dtype == DType.FLOAT32 and rhs.dtype == DType.INT8
+    if rhs.dtype != lhs.dtype and not hybrid:
         raise op_error(
             graph, op, f"input dtypes {lhs.dtype.short} and {rhs.dtype.short} differ", rhs.index
         )
@@ -73,6 +75,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "rhs_depth": 1 if adj_y else cols,
         "rhs_col": depth if adj_y else 1,
     }
+    if hybrid:
+        return hybrid_common.matmul(graph, op, dims, out)
     args = [TensorArg(lhs.index), TensorArg(rhs.index), TensorArg(out.index, writable=True)]
     macs = out.num_elements * depth
     if lhs.dtype == DType.FLOAT32:
@@ -126,4 +130,5 @@ OP = OpDef(
     "adj_x, adj_y, ranks 2 to 5 with broadcast batch dims, constant or variable operands; "
     "int8 and int16 per-tensor",
     inputs=(2, 2),
+    hybrid=1,
 )

@@ -19,6 +19,7 @@ from ..lowering import (
     shape4,
     window_dims,
 )
+from . import hybrid_common
 from .weighted_common import bias as weighted_bias
 from .weighted_common import fused_activation, int8_requant, int32_sum, s16_params, weights
 
@@ -27,7 +28,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
     require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = weights(graph, op, op.inputs[1], dtype)
+    filt = weights(graph, op, op.inputs[1], dtype, hybrid=True)
     n, h, w, c = shape4(inp)
     on, oh, ow, oc = shape4(out)
     if len(filt.shape) != 4 or filt.shape[0] != oc or filt.shape[3] != c or on != n:
@@ -51,7 +52,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     }
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
-        return KernelCall(
+        float_call = KernelCall(
             "tinyaot_conv_f32",
             "tinyaot/conv.h",
             "struct tinyaot_conv_f32_params",
@@ -60,6 +61,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             macs=macs,
             **overlap,
         )
+        return hybrid_common.lowered(graph, op, "conv", 0, float_call)
     rq = int8_requant(graph, op, (inp, filt, out), oc, 0, bias)
     mults, shifts, (lo, hi) = rq.mults, rq.shifts, rq.act
     if dtype == DType.INT16:
@@ -207,4 +209,5 @@ OP = OpDef(
     "SAME/VALID, strides, fused RELU/RELU6/RELU_N1_TO_1; int16: int16x8 (int8 weights, "
     "int64 or int32 bias, zero points 0)",
     inputs=(2, 3),
+    hybrid=1,
 )

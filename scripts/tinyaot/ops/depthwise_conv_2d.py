@@ -19,7 +19,7 @@ from ..lowering import (
     shape4,
     window_dims,
 )
-from . import conv_2d
+from . import conv_2d, hybrid_common
 from .weighted_common import bias as weighted_bias
 from .weighted_common import fused_activation, int8_requant, s16_params, weights
 
@@ -28,7 +28,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
     require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = weights(graph, op, op.inputs[1], dtype)
+    filt = weights(graph, op, op.inputs[1], dtype, hybrid=True)
     n, h, w, c = shape4(inp)
     on, oh, ow, oc = shape4(out)
     mult = oc // c if c else 0
@@ -59,7 +59,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     }
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
-        return KernelCall(
+        float_call = KernelCall(
             "tinyaot_dwconv_f32",
             "tinyaot/depthwise_conv.h",
             "struct tinyaot_dwconv_f32_params",
@@ -68,6 +68,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             macs=macs,
             **overlap,
         )
+        return hybrid_common.lowered(graph, op, "dwconv", 3, float_call)
     rq = int8_requant(graph, op, (inp, filt, out), oc, 3, bias)
     mults, shifts, (lo, hi), bias_t = rq.mults, rq.shifts, rq.act, rq.bias
     if dtype == DType.INT16:
@@ -204,4 +205,5 @@ OP = OpDef(
     "depth multiplier >= 1, SAME/VALID, strides; int16: int16x8 (int8 weights, int64 bias, "
     "zero points 0)",
     inputs=(2, 3),
+    hybrid=1,
 )

@@ -14,6 +14,7 @@ from ..lowering import (
     int32_array,
     op_error,
 )
+from . import hybrid_common
 from .weighted_common import bias as weighted_bias
 from .weighted_common import fused_activation, int8_requant, int32_sum, weights
 
@@ -21,7 +22,7 @@ from .weighted_common import fused_activation, int8_requant, int32_sum, weights
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
-    filt = weights(graph, op, op.inputs[1], dtype, "weights")
+    filt = weights(graph, op, op.inputs[1], dtype, "weights", hybrid=True)
     if op.options.get("WeightsFormat", 0) != 0:
         raise op_error(graph, op, "shuffled weights format is not supported")
     if len(filt.shape) != 2:
@@ -43,7 +44,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     macs = batches * depth * units
     if dtype == DType.FLOAT32:
         lo, hi = quant.activation_range_float(act, op.describe())
-        return KernelCall(
+        float_call = KernelCall(
             "tinyaot_fc_f32",
             "tinyaot/fully_connected.h",
             "struct tinyaot_fc_f32_params",
@@ -51,6 +52,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             args,
             macs=macs,
         )
+        return hybrid_common.lowered(graph, op, "fc", 0, float_call)
     # int16x8 weights are symmetric: TFLM's per-channel int16 kernel ignores their zero point.
     int16 = dtype == DType.INT16
     rq = int8_requant(graph, op, (inp, filt, out), units, 0, bias, symmetric=int16)
@@ -146,4 +148,5 @@ OP = OpDef(
     "2-D weights, optional bias, fused activations; int16: int16x8 (symmetric int8 weights, "
     "int64 or int32 bias, zero points 0)",
     inputs=(2, 3),
+    hybrid=1,
 )

@@ -81,9 +81,14 @@ def fused_activation(op: Op) -> int:
     return int(op.options.get("FusedActivationFunction", 0))
 
 
-def weights(graph: Graph, op: Op, index: int, dtype: DType, what: str = "filter") -> Tensor:
-    """The constant weights of an op on `dtype` activations: int8 under int16x8, else alike."""
-    return require_const(graph, op, index, what, DType.INT8 if dtype == DType.INT16 else dtype)
+def weights(
+    graph: Graph, op: Op, index: int, dtype: DType, what: str = "filter", hybrid: bool = False
+) -> Tensor:
+    """The constant weights of an op on `dtype` activations: int8 under int16x8, float32 or
+    int8 (hybrid, for an op whose OpDef.hybrid names them) under float32, else alike."""
+    if dtype == DType.INT16 or hybrid and graph.tensor(index).dtype == DType.INT8:
+        return require_const(graph, op, index, what, DType.INT8)
+    return require_const(graph, op, index, what, dtype)
 
 
 # Under int16x8, the bias dtype TFLM takes besides int64, which the kernels get widened to
