@@ -1,6 +1,7 @@
 """Hybrid float models (float32 activations, int8 weights, from dynamic-range quantisation):
 FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL in one model, with per-channel
-and with per-tensor weights.
+and with per-tensor weights; a Keras LSTM over six invocations, its states carried between
+them.
 
 TFLite Micro refuses these models; LiteRT runs them, quantising the input to int8 on the
 fly, which tinyaot does not (README, "Hybrid float"). So the outputs are checked twice:
@@ -14,12 +15,16 @@ import numpy as np
 import pytest
 import tensorflow as tf
 import tfmodels
-from closeness import float_error
-from harness import check_against_tflm, compile_model, split_outputs
+from closeness import FLOAT_RTOL, float_error
+from harness import compile_model, split_outputs
 from host import runner
 from opcheck import load, write_model
+from reference import Reference
+from test_state import STEPS, build, run, runtime, tflm_sequence
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
+
+__all__ = ["runtime"]  # the fixture the LSTM test takes
 
 # Largest |tinyaot - LiteRT| over the largest |LiteRT| of an output: LiteRT's int8 input
 # rounding (half a step of the input's range over 255, asymmetric) summed over the depth.
@@ -67,11 +72,19 @@ def dequantised(path) -> list[np.ndarray]:
     return [conv, dw, found["FULLY_CONNECTED"].T, found["BATCH_MATMUL"]]
 
 
-def litert(path, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    from ai_edge_litert.interpreter import Interpreter
+def litert_interpreter(path):
+    """LiteRT's builtin kernels, its hybrid ones among them: the default XNNPACK delegate
+    would take some of the ops with its own arithmetic."""
+    from ai_edge_litert.interpreter import Interpreter, OpResolverType
 
-    interp = Interpreter(model_path=str(path))
+    resolver = OpResolverType.BUILTIN_WITHOUT_DEFAULT_DELEGATES
+    interp = Interpreter(model_path=str(path), experimental_op_resolver_type=resolver)
     interp.allocate_tensors()
+    return interp
+
+
+def litert(path, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    interp = litert_interpreter(path)
     for d, x in zip(interp.get_input_details(), inputs, strict=True):
         interp.set_tensor(d["index"], x)
     interp.invoke()
@@ -88,7 +101,7 @@ FLAGS = {
 
 
 @pytest.mark.parametrize("variant", list(FLAGS))
-def test_hybrid_matches_litert_and_the_dequantised_float_model(variant, tmp_path):
+def test_hybrid_matches_litert_and_the_dequantised_float_model(variant, tmp_path, runtime):
     model = tfmodels.convert(
         layers((CONV_W, DW_W, FC_W, BMM_W)),
         SHAPES,
@@ -103,26 +116,27 @@ def test_hybrid_matches_litert_and_the_dequantised_float_model(variant, tmp_path
     want_pc = variant == "per-channel"
     assert per_channel == {k: want_pc and k != "BATCH_MATMUL" for k in kinds}
 
-    exe = runner.build(compile_model(path, tmp_path / "gen"), "m", tmp_path)
+    exe = runner.build(compile_model(path, tmp_path / "gen"), "m", tmp_path, runtime=runtime)
+    # The float model with the dequantised weights, on TFLite Micro: what tinyaot computes,
+    # each sum scaled once rather than weight by weight.
+    float_model = tfmodels.convert(layers(dequantised(path)), SHAPES, False)
+    exact = Reference(write_model(float_model, tmp_path, "float"))
     rng = np.random.default_rng(1)
     worst = 0.0
     for _ in range(3):
         inputs = [rng.uniform(-1.0, 1.0, s).astype(np.float32) for s in SHAPES]
         want = litert(path, inputs)
         got = split_outputs(runner.run(exe, [x.tobytes() for x in inputs]), want)
+        for g, w in zip(got, exact.run(inputs), strict=True):
+            assert float_error(g, w) <= FLOAT_RTOL, float_error(g, w)
         for i, (g, w) in enumerate(zip(got, want, strict=True)):
             # LiteRT 2.3.0's per-tensor hybrid DEPTHWISE_CONV_2D writes zeros and denormals
-            # (it reads per-channel scales past the one there is); the float model below
+            # (it reads per-channel scales past the one there is); the float model
             # checks that output.
             if not (variant == "per-tensor" and i == 1):
                 worst = max(worst, float_error(g, w))
     assert 0.0 < worst <= HYBRID_TOL, worst
     print(f"{variant}: largest error against LiteRT {worst:.4f} of the output's range")
-
-    # The float model with the dequantised weights, on TFLite Micro: what tinyaot computes,
-    # each sum scaled once rather than weight by weight.
-    float_model = tfmodels.convert(layers(dequantised(path)), SHAPES, False)
-    assert check_against_tflm(write_model(float_model, tmp_path, "float"), tmp_path / "f", sets=2)
 
 
 def test_hybrid_refuses_asymmetric_weights_and_other_weight_dtypes(tmp_path):
@@ -142,3 +156,67 @@ def test_hybrid_refuses_asymmetric_weights_and_other_weight_dtypes(tmp_path):
     graph.tensors[bmm.inputs[1]].dtype = type(w.dtype).INT16
     with pytest.raises(CompileError, match="BATCH_MATMUL.*weights dtype int16"):
         lower_op(graph, bmm)
+
+
+def lstm_model(weights: list[np.ndarray] | None) -> bytes:
+    """A batch-major Keras 2 LSTM (two sequences), hybrid as converted, or float32 with
+    `weights` (Keras's kernel, recurrent kernel and bias)."""
+    import tf_keras
+
+    tf_keras.utils.set_random_seed(5)
+    x = tf_keras.Input(batch_shape=(2, 4, 40))
+    layer = tf_keras.layers.LSTM(32, return_sequences=True)
+    model = tf_keras.Model(x, layer(x))
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    if weights is None:
+        converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    else:
+        layer.set_weights(weights)
+    return converter.convert()
+
+
+def lstm_dequantised(path) -> list[np.ndarray]:
+    """The hybrid LSTM's gate weights as float, in Keras's layout (gates i, f, c, o)."""
+    graph = load(path)
+    (op,) = graph.ops
+    gates = [graph.tensors[op.inputs[i]] for i in range(1, 9)]
+    assert all(w.dtype.short == "int8" and not w.quant.per_channel for w in gates)
+    floats = [w.data.astype(np.float32) * np.float32(w.quant.scales[0]) for w in gates]
+    bias = np.concatenate([graph.tensors[op.inputs[i]].data for i in range(12, 16)])
+    return [
+        np.concatenate([w.T for w in floats[:4]], 1),
+        np.concatenate([w.T for w in floats[4:]], 1),
+        bias,
+    ]
+
+
+def litert_sequence(path, inputs: list[list[np.ndarray]]) -> list[list[np.ndarray]]:
+    """LiteRT on the inputs one invocation after the other, its variable tensors kept."""
+    interp = litert_interpreter(path)
+    out = []
+    for xs in inputs:
+        for d, x in zip(interp.get_input_details(), xs, strict=True):
+            interp.set_tensor(d["index"], x)
+        interp.invoke()
+        out.append([interp.get_tensor(d["index"]) for d in interp.get_output_details()])
+    return out
+
+
+def test_hybrid_lstm_sequence(tmp_path, runtime):
+    path = write_model(lstm_model(None), tmp_path, "lstm")
+    assert [op.kind for op in load(path).ops] == ["UNIDIRECTIONAL_SEQUENCE_LSTM"]
+    exe = build(tmp_path, runtime, path)
+    rng = np.random.default_rng(2)
+    inputs = [[rng.uniform(-1.0, 1.0, (2, 4, 40)).astype(np.float32)] for _ in range(STEPS)]
+    want = [w for ws in litert_sequence(path, inputs) for w in ws]
+    got = split_outputs(run(exe, "invoke", STEPS, inputs), want)
+    worst = max(float_error(g, w) for g, w in zip(got, want, strict=True))
+    assert 0.0 < worst <= HYBRID_TOL, worst
+    print(f"LSTM: largest error against LiteRT {worst:.4f} of the output's range")
+    assert float_error(want[0], want[1]) > 0.01  # the states reach the outputs
+
+    float_path = write_model(lstm_model(lstm_dequantised(path)), tmp_path, "lstm_float")
+    exact = [w for ws in tflm_sequence(float_path, inputs) for w in ws]
+    again = split_outputs(run(exe, "reset", 2 * STEPS, inputs + inputs), exact + exact)
+    for k, (g, w) in enumerate(zip(again, exact + exact, strict=True)):
+        assert float_error(g, w) <= FLOAT_RTOL, f"invocation {k}"

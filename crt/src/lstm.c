@@ -4,7 +4,9 @@
  * gate; the output a copy of the hidden state. The int16 sigmoid and tanh are TFLite's:
  * interpolation in its 256-entry table of 2^16 sigmoid(i / 24), which tanh reads as
  * 2 sigmoid(2x) - 1. The float path keeps TFLite's summation order and calls the runtime's
- * float LOGISTIC and TANH, which follow TFLite's.
+ * float LOGISTIC and TANH, which follow TFLite's. The hybrid path (int8 weights, float32
+ * activations) is the float one with each weight read as a float and each product's sum
+ * scaled once by its weights' scale, as crt/src/hybrid.c does (README, "Hybrid float").
  */
 #include <string.h>
 
@@ -170,28 +172,46 @@ void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input
 	}
 }
 
+/* The float kernel's weights, or the hybrid kernel's int8 ones with a scale per gate. */
+struct tinyaot_lstm_weights_f32 {
+	const float *input, *recurrent;
+	const int8_t *input_q, *recurrent_q;
+	const float *input_scale, *recurrent_scale;
+	const float *bias;
+};
+
 /* One gate for every row: TFLite's float FullyConnected sums (bias added last), the two
- * added, then its activation.
+ * added, then its activation. Hybrid weights are read as floats and each sum scaled once.
  */
-static void tinyaot_lstm_gate_f32(const struct tinyaot_lstm_f32_params *p, int32_t g,
-				  const float *x, const float *h, const float *input_weights,
-				  const float *recurrent_weights, const float *bias, float *out)
+static void tinyaot_lstm_gate_f32(const struct tinyaot_lstm_f32_params *p,
+				  const struct tinyaot_lstm_weights_f32 *w, int32_t g,
+				  const float *x, const float *h, float *out)
 {
 	const int32_t n = p->input_size, units = p->units;
-	const float *wi = input_weights + g * units * n;
-	const float *wr = recurrent_weights + g * units * units;
 
 	for (int32_t r = 0; r < p->rows; r++) {
 		for (int32_t u = 0; u < units; u++) {
+			const int32_t wi = (g * units + u) * n, wr = (g * units + u) * units;
 			float a = 0.0f, b = 0.0f;
 
-			for (int32_t d = 0; d < n; d++) {
-				a += x[r * n + d] * wi[u * n + d];
+			if (w->input_q != NULL) {
+				for (int32_t d = 0; d < n; d++) {
+					a += x[r * n + d] * (float)w->input_q[wi + d];
+				}
+				for (int32_t d = 0; d < units; d++) {
+					b += h[r * units + d] * (float)w->recurrent_q[wr + d];
+				}
+				a *= w->input_scale[g];
+				b *= w->recurrent_scale[g];
+			} else {
+				for (int32_t d = 0; d < n; d++) {
+					a += x[r * n + d] * w->input[wi + d];
+				}
+				for (int32_t d = 0; d < units; d++) {
+					b += h[r * units + d] * w->recurrent[wr + d];
+				}
 			}
-			for (int32_t d = 0; d < units; d++) {
-				b += h[r * units + d] * wr[u * units + d];
-			}
-			out[r * units + u] = (a + bias[g * units + u]) + b;
+			out[r * units + u] = (a + w->bias[g * units + u]) + b;
 		}
 	}
 	const struct tinyaot_logistic_f32_params sigmoid = {p->rows * units};
@@ -204,9 +224,9 @@ static void tinyaot_lstm_gate_f32(const struct tinyaot_lstm_f32_params *p, int32
 	}
 }
 
-void tinyaot_lstm_f32(const struct tinyaot_lstm_f32_params *p, const float *input,
-		      const float *input_weights, const float *recurrent_weights, const float *bias,
-		      float *hidden, float *cell, float *output, float *scratch)
+static void tinyaot_lstm_run_f32(const struct tinyaot_lstm_f32_params *p,
+				 const struct tinyaot_lstm_weights_f32 *w, const float *input,
+				 float *hidden, float *cell, float *output, float *scratch)
 {
 	const int32_t size = p->rows * p->units;
 	float *forget = scratch, *gate = scratch + size, *cell_gate = scratch + 2 * size;
@@ -220,12 +240,9 @@ void tinyaot_lstm_f32(const struct tinyaot_lstm_f32_params *p, const float *inpu
 			const int32_t step = s * p->time_steps + t;
 			const float *x = input + step * p->rows * p->input_size;
 
-			tinyaot_lstm_gate_f32(p, TINYAOT_LSTM_FORGET, x, h, input_weights,
-					      recurrent_weights, bias, forget);
-			tinyaot_lstm_gate_f32(p, TINYAOT_LSTM_INPUT, x, h, input_weights,
-					      recurrent_weights, bias, gate);
-			tinyaot_lstm_gate_f32(p, TINYAOT_LSTM_CELL, x, h, input_weights,
-					      recurrent_weights, bias, cell_gate);
+			tinyaot_lstm_gate_f32(p, w, TINYAOT_LSTM_FORGET, x, h, forget);
+			tinyaot_lstm_gate_f32(p, w, TINYAOT_LSTM_INPUT, x, h, gate);
+			tinyaot_lstm_gate_f32(p, w, TINYAOT_LSTM_CELL, x, h, cell_gate);
 			for (int32_t i = 0; i < size; i++) {
 				float v = forget[i] * c[i] + gate[i] * cell_gate[i];
 
@@ -236,8 +253,7 @@ void tinyaot_lstm_f32(const struct tinyaot_lstm_f32_params *p, const float *inpu
 				}
 				c[i] = v;
 			}
-			tinyaot_lstm_gate_f32(p, TINYAOT_LSTM_OUTPUT, x, h, input_weights,
-					      recurrent_weights, bias, gate);
+			tinyaot_lstm_gate_f32(p, w, TINYAOT_LSTM_OUTPUT, x, h, gate);
 			/* forget now holds tanh(cell) */
 			tinyaot_tanh_f32(&tanh, c, forget);
 			for (int32_t i = 0; i < size; i++) {
@@ -246,4 +262,28 @@ void tinyaot_lstm_f32(const struct tinyaot_lstm_f32_params *p, const float *inpu
 			memcpy(output + step * size, h, (size_t)size * sizeof(float));
 		}
 	}
+}
+
+void tinyaot_lstm_f32(const struct tinyaot_lstm_f32_params *p, const float *input,
+		      const float *input_weights, const float *recurrent_weights, const float *bias,
+		      float *hidden, float *cell, float *output, float *scratch)
+{
+	const struct tinyaot_lstm_weights_f32 w = {
+		input_weights, recurrent_weights, NULL, NULL, NULL, NULL, bias,
+	};
+
+	tinyaot_lstm_run_f32(p, &w, input, hidden, cell, output, scratch);
+}
+
+void tinyaot_lstm_hybrid(const struct tinyaot_lstm_hybrid_params *p, const float *input,
+			 const int8_t *input_weights, const int8_t *recurrent_weights,
+			 const float *bias, float *hidden, float *cell, float *output,
+			 float *scratch)
+{
+	const struct tinyaot_lstm_weights_f32 w = {
+		NULL, NULL, input_weights, recurrent_weights, p->input_scale, p->recurrent_scale,
+		bias,
+	};
+
+	tinyaot_lstm_run_f32(&p->f, &w, input, hidden, cell, output, scratch);
 }

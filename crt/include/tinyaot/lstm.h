@@ -51,6 +51,13 @@ struct tinyaot_lstm_f32_params {
 	float cell_clip;
 };
 
+/* Hybrid: float32 activations and states, symmetric int8 weights of one scale each. */
+struct tinyaot_lstm_hybrid_params {
+	struct tinyaot_lstm_f32_params f;
+	float input_scale[4];
+	float recurrent_scale[4];
+};
+
 /* scratch: 3 x rows x units elements of the cell type. */
 void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input,
 		     const int8_t *input_weights, const int8_t *recurrent_weights,
@@ -59,5 +66,9 @@ void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input
 void tinyaot_lstm_f32(const struct tinyaot_lstm_f32_params *p, const float *input,
 		      const float *input_weights, const float *recurrent_weights, const float *bias,
 		      float *hidden, float *cell, float *output, float *scratch);
+void tinyaot_lstm_hybrid(const struct tinyaot_lstm_hybrid_params *p, const float *input,
+			 const int8_t *input_weights, const int8_t *recurrent_weights,
+			 const float *bias, float *hidden, float *cell, float *output,
+			 float *scratch);
 
 #endif /* TINYAOT_LSTM_H_ */

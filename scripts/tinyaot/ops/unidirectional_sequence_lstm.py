@@ -87,7 +87,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     ):
         raise op_error(graph, op, "output or state shapes do not fit the input", out.index)
     dtype = inp.dtype
-    wtype = DType.FLOAT32 if dtype == DType.FLOAT32 else DType.INT8
+    # Hybrid: float32 activations and states with int8 weights (OpDef.hybrid).
+    hybrid = dtype == DType.FLOAT32 and graph.tensor(op.inputs[1]).dtype == DType.INT8
+    wtype = DType.FLOAT32 if dtype == DType.FLOAT32 and not hybrid else DType.INT8
     btype = DType.FLOAT32 if dtype == DType.FLOAT32 else DType.INT32
     wi = _weights(graph, op, INPUT_WEIGHTS, wtype)
     wr = _weights(graph, op, RECURRENT_WEIGHTS, wtype)
@@ -121,11 +123,20 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         if cell.dtype != DType.FLOAT32 or hidden.dtype != DType.FLOAT32:
             raise op_error(graph, op, "float32 states are needed with float32 input", cell.index)
         scratch = _scratch(graph, op, DType.FLOAT32, 3 * rows * units)
+        params: dict[str, object] = {**dims, "cell_clip": max(clip, 0.0)}
+        if hybrid:
+            require_quant(graph, op, [w.index for w in wi + wr])
+            params = {
+                "f": params,
+                "input_scale": [float(quant.f32(w.scale)) for w in wi],
+                "recurrent_scale": [float(quant.f32(w.scale)) for w in wr],
+            }
+        kind = "hybrid" if hybrid else "f32"
         return KernelCall(
-            "tinyaot_lstm_f32",
+            f"tinyaot_lstm_{kind}",
             "tinyaot/lstm.h",
-            "struct tinyaot_lstm_f32_params",
-            {**dims, "cell_clip": max(clip, 0.0)},
+            f"struct tinyaot_lstm_{kind}_params",
+            params,  # type: ignore[arg-type]
             [
                 TensorArg(inp.index),
                 *weights,
@@ -195,7 +206,9 @@ OP = OpDef(
     "UNIDIRECTIONAL_SEQUENCE_LSTM",
     ("int8", "float32"),
     lower,
-    "int8 with an int16 cell state, and float32; states in the state buffer; standard LSTM "
-    "only (no peephole, projection, layer norm, CIFG), as TFLM",
+    "int8 with an int16 cell state, float32, hybrid (int8 weights of one scale each); states "
+    "in the state buffer; standard LSTM only (no peephole, projection, layer norm, CIFG), as "
+    "TFLM",
     inputs=(1, 24),
+    hybrid=1,
 )
