@@ -5,7 +5,7 @@
 #   include(<tinyaot>/cmake/tinyaot.cmake)
 #   tinyaot_add_model(<target> MODEL <file.tflite> NAME <name>
 #                     [ARENA_ALIGNMENT <bytes>] [ARENA_SECTION <section>]
-#                     [ARENA_BUDGET <bytes>] [SHARED_ARENA <pool>]
+#                     [WEIGHTS_SECTION <section>] [ARENA_BUDGET <bytes>] [SHARED_ARENA <pool>]
 #                     [CUSTOM_OPS <code>...] [PROFILE] [NO_ARG_CHECKS])
 #
 # runs the compiler at build time into ${CMAKE_CURRENT_BINARY_DIR}/tinyaot/<name>/, adds
@@ -14,6 +14,13 @@
 # any of them regenerates the code on the next build. The compiler's summary line (arena,
 # weights, ops, MACs) shows in the build log; a compile error stops the build with the
 # compiler's one-line message.
+#
+# Beside the code, <name>_report.json is the model's report as data (README.md, "Reports as
+# data"); after the link of an executable (zephyr.elf under Zephyr) its "code" is filled in from
+# the image's symbols.
+#
+# WEIGHTS_SECTION <section>: the linker section of the model's constants (weights, bias,
+# multipliers, tables), e.g. external flash; default .rodata.
 #
 # CUSTOM_OPS: custom ops of the model whose kernels <target> links, each a function
 # int tinyaot_custom_<code>(const struct tinyaot_custom_call *call) (tinyaot/tinyaot.h).
@@ -200,6 +207,22 @@ function(tinyaot_size_command out elf target)
     PARENT_SCOPE)
 endfunction()
 
+# The command that fills in the code size of <target>'s <name>_report.json files from <elf>.
+# The reports are one argument, a CMake list, which `tinyaot link-report` splits, whether or
+# not the caller expands lists.
+function(tinyaot_link_report_command out elf target)
+  _tinyaot_python(python)
+  set(nm ${CMAKE_NM})
+  if(NOT nm)
+    set(nm nm)
+  endif()
+  set(${out}
+    ${CMAKE_COMMAND} -E env PYTHONPATH=${TINYAOT_ROOT}/scripts PYTHONDONTWRITEBYTECODE=1
+    ${python} -m tinyaot link-report --elf ${elf} --nm ${nm}
+    "$<JOIN:$<TARGET_PROPERTY:${target},TINYAOT_REPORTS>,$<SEMICOLON>>"
+    PARENT_SCOPE)
+endfunction()
+
 # Writes <pool>_pool.h and <pool>_pool.c for the members so far. Rewritten on every new
 # member; file(CONFIGURE) leaves an unchanged file alone, so nothing rebuilds needlessly.
 function(_tinyaot_write_pool pool dir)
@@ -265,7 +288,8 @@ endfunction()
 
 function(tinyaot_add_model target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS"
-    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;ARENA_BUDGET;SHARED_ARENA" "CUSTOM_OPS")
+    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_BUDGET;SHARED_ARENA"
+    "CUSTOM_OPS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tinyaot_add_model: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
   endif()
@@ -295,7 +319,7 @@ function(tinyaot_add_model target)
   set(source ${out}/${name}.c)
   set(header ${out}/${name}.h)
 
-  set(options --name ${name})
+  set(options --name ${name} --json-report)
   if(DEFINED arg_ARENA_ALIGNMENT AND NOT arg_ARENA_ALIGNMENT STREQUAL "")
     list(APPEND options --arena-alignment ${arg_ARENA_ALIGNMENT})
   endif()
@@ -304,6 +328,9 @@ function(tinyaot_add_model target)
     list(APPEND options --shared-arena ${arg_SHARED_ARENA})
   elseif(arg_ARENA_SECTION)
     list(APPEND options --arena-section ${arg_ARENA_SECTION})
+  endif()
+  if(arg_WEIGHTS_SECTION)
+    list(APPEND options --weights-section ${arg_WEIGHTS_SECTION})
   endif()
   if(arg_ARENA_BUDGET)
     list(APPEND options --arena-budget ${arg_ARENA_BUDGET})
@@ -363,7 +390,7 @@ function(tinyaot_add_model target)
   # the build folder holds a tinyaot/ folder of generated code.
   file(MAKE_DIRECTORY ${out})
   add_custom_command(
-    OUTPUT ${source} ${header}
+    OUTPUT ${source} ${header} ${out}/${name}_report.json
     ${commands}
     WORKING_DIRECTORY ${out}
     DEPENDS ${model} ${compiler} ${TINYAOT_CMAKE_FILE} ${stamp}
@@ -405,6 +432,7 @@ function(tinyaot_add_model target)
   target_sources(${target} PRIVATE ${source} ${header})
   target_include_directories(${target} PUBLIC ${out})
   set_property(TARGET ${target} APPEND PROPERTY TINYAOT_MODELS ${name})
+  set_property(TARGET ${target} APPEND PROPERTY TINYAOT_REPORTS ${out}/${name}_report.json)
 
   if(arg_SHARED_ARENA)
     target_include_directories(${target} PUBLIC ${pool_dir})
@@ -422,7 +450,9 @@ function(tinyaot_add_model target)
   get_target_property(reporting ${target} TINYAOT_SIZE_REPORT)
   if(type STREQUAL "EXECUTABLE" AND NOT reporting AND NOT provided)
     tinyaot_size_command(report $<TARGET_FILE:${target}> ${target})
-    add_custom_command(TARGET ${target} POST_BUILD COMMAND ${report} VERBATIM)
+    tinyaot_link_report_command(link_report $<TARGET_FILE:${target}> ${target})
+    add_custom_command(TARGET ${target} POST_BUILD COMMAND ${report} COMMAND ${link_report}
+                       VERBATIM)
     set_target_properties(${target} PROPERTIES TINYAOT_SIZE_REPORT TRUE)
   endif()
 endfunction()

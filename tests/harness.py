@@ -34,6 +34,38 @@ def tinyaot(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
     )
 
 
+def symbol_sizes(binary: Path) -> dict[str, tuple[str, int]]:
+    """name -> (section, size) of every symbol of an object or program, from objdump."""
+    done = subprocess.run(["objdump", "-t", str(binary)], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    out = {}
+    for line in done.stdout.splitlines():
+        m = re.match(r"^[0-9a-f]+ .{7} (\S+)\s+([0-9a-f]+)\s+(\S+)$", line)
+        if m:
+            out[m[3]] = (m[1], int(m[2], 16))
+    return out
+
+
+def linked_code(symbols: dict[str, tuple[str, int]], model: str, image: str) -> dict:
+    """The "code" a JSON report of `model` linked into `image` must give: the .text bytes of
+    the model's functions (<model>_*, the image's only model so named) and of the runtime's."""
+    code = {
+        owner: sum(
+            size
+            for name, (section, size) in symbols.items()
+            if section == ".text" and name.startswith(f"{owner}_")
+        )
+        for owner in (model, "tinyaot")
+    }
+    return {
+        "bytes": code[model] + code["tinyaot"],
+        "model": code[model],
+        "runtime": code["tinyaot"],
+        "source": "link",
+        "image": image,
+    }
+
+
 def c_name(model: Path) -> str:
     """A C prefix for the model from its file name (the compiler takes 1 to 32 identifier
     characters, and corpus file names can be longer)."""

@@ -5,11 +5,13 @@ compares them with TFLite Micro, and checks what the build must do: show the com
 summary and the sizes, regenerate when the model or an option changes and only then, stop on
 a compile error with the compiler's one-line message, and share one arena in a pool; and in
 projects of their own, that bad arguments stop the configuration with tinyaot.cmake's message
-and that ARENA_SECTION puts the arena in that section of the program.
+that ARENA_SECTION and WEIGHTS_SECTION put the arena and the constants in those sections of
+the program, and that each model's <name>_report.json gets the code size from the link.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from harness import linked_code, symbol_sizes
 from reference import MODELS, Reference
 
 REPO = Path(__file__).resolve().parents[1]
@@ -290,16 +293,29 @@ def section_of(program: Path, symbol: str) -> str:
     return m[1]
 
 
-def test_arena_section(tmp_path: Path) -> None:
-    """ARENA_SECTION puts the arena, or the pool's, in that section of the linked program."""
+def test_sections_and_json_report(tmp_path: Path) -> None:
+    """ARENA_SECTION puts the arena, or the pool's, in that section of the linked program and
+    WEIGHTS_SECTION the constants; each model's <name>_report.json gets the code size of the
+    program it was linked into."""
     project = plain_project(
         tmp_path,
-        f"tinyaot_add_model(app MODEL {HELLO} NAME m ARENA_SECTION .tinyaot_arena)\n"
+        f"tinyaot_add_model(app MODEL {HELLO} NAME m ARENA_SECTION .tinyaot_arena\n"
+        "                  WEIGHTS_SECTION .tinyaot_weights)\n"
         f"tinyaot_add_model(other MODEL {HELLO} NAME a SHARED_ARENA p ARENA_SECTION .pool)\n"
         f"tinyaot_add_model(other MODEL {HELLO_FLOAT} NAME b SHARED_ARENA p ARENA_SECTION .pool)",
     )
     assert configure_plain(project).returncode == 0
     done = run(["cmake", "--build", str(project / "build")])
     assert done.returncode == 0, done.stdout
-    assert section_of(project / "build" / "app", "m_arena") == ".tinyaot_arena"
-    assert section_of(project / "build" / "other", "tinyaot_pool_p") == ".pool"
+    build = project / "build"
+    assert section_of(build / "app", "m_arena") == ".tinyaot_arena"
+    assert section_of(build / "other", "tinyaot_pool_p") == ".pool"
+    app = symbol_sizes(build / "app")
+    weights = [v for s, v in app.items() if re.fullmatch(r"m_[wc]\d+", s)]
+    assert weights and {section for section, _ in weights} == {".tinyaot_weights"}
+    for program, model in (("app", "m"), ("other", "a"), ("other", "b")):
+        report = json.loads((build / "tinyaot" / model / f"{model}_report.json").read_text())
+        assert report["code"] == linked_code(symbol_sizes(build / program), model, program)
+        assert report["weights"]["section"] == (".tinyaot_weights" if model == "m" else None)
+    m_report = json.loads((build / "tinyaot" / "m" / "m_report.json").read_text())
+    assert m_report["weights"]["bytes"] == sum(size for _, size in weights)

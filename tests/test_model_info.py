@@ -1,5 +1,6 @@
 """<name>_info field by field against the .tflite, run() in the pinned arena, a build without
-the argument checks, the arena's linker section, and `tinyaot report` (text and SVG).
+the argument checks, the arena's and the weights' linker sections, and `tinyaot report` (text,
+SVG and JSON).
 
 The expected values come from the .tflite read with the `tflite` package and from the built
 program's symbol table, not from the compiler's own numbers.
@@ -7,6 +8,7 @@ program's symbol table, not from the compiler's own numbers.
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
@@ -19,7 +21,15 @@ import numpy as np
 import pytest
 import tflite
 from closeness import outputs_match
-from harness import REPO, c_name, compile_model, split_outputs, tinyaot
+from harness import (
+    REPO,
+    c_name,
+    compile_model,
+    linked_code,
+    split_outputs,
+    symbol_sizes,
+    tinyaot,
+)
 from host import runner
 from reference import Reference, model_paths
 
@@ -194,36 +204,33 @@ class TfliteModel:
         return out
 
     def macs(self) -> int:
-        """Multiply-accumulates of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED: each
-        output element takes one per weight of its filter window."""
-        total = 0
-        for i, kind in enumerate(self.ops()):
-            op = self.graph.Operators(i)
-            outputs = int(np.prod(self.tensor(op.Outputs(0)).ShapeAsNumpy(), dtype=np.int64))
-            w = self.tensor(op.Inputs(1)).ShapeAsNumpy() if op.InputsLength() > 1 else None
-            if kind == "CONV_2D":  # weights [out, kh, kw, in]
-                total += outputs * int(w[1] * w[2] * w[3])
-            elif kind == "DEPTHWISE_CONV_2D":  # weights [1, kh, kw, channels]
-                total += outputs * int(w[1] * w[2])
-            elif kind == "FULLY_CONNECTED":  # weights [units, depth]
-                total += outputs * int(w[-1])
-        return total
+        """Multiply-accumulates of CONV_2D, DEPTHWISE_CONV_2D and FULLY_CONNECTED (each
+        output element takes one per weight of its filter window) and SVDF (each filter one
+        per input feature and one per memory slot)."""
+        return sum(self.op_macs(i) or 0 for i in range(self.graph.OperatorsLength()))
+
+    def op_macs(self, index: int) -> int | None:
+        """The op's MACs by the formula above; None for other ops."""
+        kind = self.ops()[index]
+        op = self.graph.Operators(index)
+        outputs = int(np.prod(self.tensor(op.Outputs(0)).ShapeAsNumpy(), dtype=np.int64))
+        w = self.tensor(op.Inputs(1)).ShapeAsNumpy() if op.InputsLength() > 1 else None
+        if kind == "CONV_2D":  # weights [out, kh, kw, in]
+            return outputs * int(w[1] * w[2] * w[3])
+        if kind == "DEPTHWISE_CONV_2D":  # weights [1, kh, kw, channels]
+            return outputs * int(w[1] * w[2])
+        if kind == "FULLY_CONNECTED":  # weights [units, depth]
+            return outputs * int(w[-1])
+        if kind == "SVDF":  # feature weights [filters, input], time weights [filters, memory]
+            batches = int(self.tensor(op.Inputs(0)).ShapeAsNumpy()[0])
+            time = self.tensor(op.Inputs(2)).ShapeAsNumpy()
+            return batches * int(w[0]) * int(w[1] + time[1])
+        return None
 
     def ports(self, which: str) -> list[int]:
         get = self.graph.Inputs if which == "input" else self.graph.Outputs
         count = self.graph.InputsLength() if which == "input" else self.graph.OutputsLength()
         return [get(i) for i in range(count)]
-
-
-def symbol_sizes(exe: Path) -> dict[str, tuple[str, int]]:
-    """name -> (section, size) of every symbol of the program, from objdump's symbol table."""
-    done = subprocess.run(["objdump", "-t", str(exe)], capture_output=True, text=True, check=True)
-    out = {}
-    for line in done.stdout.splitlines():
-        m = re.match(r"^[0-9a-f]+ .{7} (\S+)\s+([0-9a-f]+)\s+(\S+)$", line)
-        if m:
-            out[m[3]] = (m[1], int(m[2], 16))
-    return out
 
 
 @pytest.fixture(scope="module")
@@ -264,7 +271,7 @@ def test_info_matches_the_tflite(programs, model: Path) -> None:
             t = tfl.tensor(index)
             q = t.Quantization()
             scaled = q is not None and q.ScaleLength() > 0
-            assert info.name == t.Name().decode()
+            assert info.name == (t.Name() or b"").decode()
             assert info.dtype == DTYPES[t.Type()][0]
             assert info.shape == list(t.ShapeAsNumpy()) and info.ndim == len(info.shape)
             assert info.size == tfl.nbytes(index)
@@ -301,19 +308,36 @@ def test_alignment_option_reaches_info(tmp_path: Path) -> None:
     assert list(map(int, fields["arena_alignment"])) == [64, 64]
 
 
-def test_arena_section_in_the_object(tmp_path: Path) -> None:
-    """The arena lands in the named section of the object and of the linked program."""
+def test_arena_and_weights_sections_in_the_object(tmp_path: Path) -> None:
+    """The arena and the constants land in the named sections of the object and of the linked
+    program, and in .bss and .rodata without the options."""
     model = next(m for m in MODELS if m.stem == "mlperf_tiny_kws_dscnn_int8")
-    gen = compile_model(model, tmp_path / "gen", "kws", "--arena-section", ".tinyaot_arena")
+    options = ("--arena-section", ".tinyaot_arena", "--weights-section", ".tinyaot_weights")
+    gen = compile_model(model, tmp_path / "gen", "kws", *options)
     obj = tmp_path / "kws.o"
     cmd = ["gcc", "-std=c99", "-c", "-I", str(gen), "-I", str(CRT / "include")]
     subprocess.run([*cmd, str(gen / "kws.c"), "-o", str(obj)], check=True)
-    arena = int(re.search(r"#define KWS_ARENA_SIZE\s+(\d+)", (gen / "kws.h").read_text())[1])
+    header = (gen / "kws.h").read_text()
+    arena = int(re.search(r"#define KWS_ARENA_SIZE\s+(\d+)", header)[1])
     crt = runtime(tmp_path / "crt")
     for binary in (obj, build(gen, "kws", tmp_path / "kws", crt)):
-        assert symbol_sizes(binary)["kws_arena"] == (".tinyaot_arena", arena), binary.name
+        symbols = symbol_sizes(binary)
+        assert symbols["kws_arena"] == (".tinyaot_arena", arena), binary.name
+        weights = {s: v for s, v in symbols.items() if re.fullmatch(r"kws_[wc]\d+", s)}
+        assert weights and {v[0] for v in weights.values()} == {".tinyaot_weights"}
+    fields, _, _ = read_info(tmp_path / "kws")
+    assert sum(size for _, size in weights.values()) == int(fields["weights_size"][0])
     plain = compile_model(model, tmp_path / "plain", "kws")
-    assert symbol_sizes(build(plain, "kws", tmp_path / "plain_kws", crt))["kws_arena"][0] == ".bss"
+    symbols = symbol_sizes(build(plain, "kws", tmp_path / "plain_kws", crt))
+    assert symbols["kws_arena"][0] == ".bss" and symbols["kws_w1"][0] == ".rodata"
+
+
+def test_one_section_for_arena_and_weights_is_refused() -> None:
+    model = next(m for m in MODELS if m.stem == "tflm_hello_world_int8")
+    done = tinyaot("compile", str(model), "--output-dir", "unused", "--arena-section", ".x",
+                   "--weights-section", ".x")  # fmt: skip
+    assert done.returncode == 2
+    assert done.stderr.startswith("error: --weights-section and --arena-section are both '.x'")
 
 
 def parse_report(text: str) -> tuple[list[list[str]], list[tuple[int, int, int, int, int]], dict]:
@@ -369,3 +393,139 @@ def test_report_text_and_svg(programs, model: Path, tmp_path: Path) -> None:
         t, size, offset, start, end = map(int, m.groups())
         drawn.append((t, size, start, end, offset))
     assert sorted(drawn) == sorted(tensors)
+
+
+# The JSON report's keys, in their order (doc/index.rst, "Reports as data").
+REPORT_KEYS = {
+    "": ["schema", "model", "inputs", "outputs", "ops", "arena", "state", "weights", "code",
+         "patch_stage"],
+    "model": ["name", "source", "macs"],
+    "port": ["tensor", "name", "dtype", "shape", "bytes", "quantization"],
+    "quantization": ["scale", "zero_point", "axis"],
+    "op": ["index", "op", "kernel", "output_shape", "macs"],
+    "arena": ["bytes", "alignment", "section", "shared_pool", "tensors"],
+    "tensor": ["tensor", "name", "bytes", "offset", "first_step", "last_step"],
+    "state": ["bytes"],
+    "weights": ["bytes", "section"],
+    "code": ["bytes", "model", "runtime", "source", "image"],
+    "patch_stage": ["first_step", "last_step", "layers", "stripes", "output_shape",
+                    "extra_macs", "arena_without"],
+}  # fmt: skip
+# Float and int8 I/O, int16, several inputs, several outputs, variable tensors, resource
+# variables: one model each keeps the test cheap (a report compiles the model again).
+JSON_MODELS = [
+    "arm_kws_ds_cnn_s_int8",
+    "mlperf_tiny_kws_dscnn_int8",
+    "tflm_keyword_scrambled_svdf_int16",
+    "tflm_simple_add",
+    "efinix_yolo_person_detect_int8",
+    "mww_vad_int8",
+]
+TYPE_NAMES = {v: k.lower() for k, v in vars(tflite.TensorType).items() if not k.startswith("_")}
+
+
+@pytest.mark.parametrize("stem", JSON_MODELS)
+def test_report_json(programs, stem: str) -> None:
+    """`tinyaot report --json --elf` against the .tflite and the linked program."""
+    model = next(m for m in MODELS if m.stem == stem)
+    name = c_name(model)
+    gen, exe, _ = programs[stem]
+    fields, _, _ = read_info(exe)
+    done = tinyaot("report", str(model), "--name", name, "--json", "--elf", str(exe))
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    tfl = TfliteModel(model)
+
+    assert list(got) == REPORT_KEYS[""] and got["schema"] == "tinyaot-report/1"
+    assert list(got["model"]) == REPORT_KEYS["model"]
+    assert got["model"] == {"name": name, "source": model.name, "macs": int(fields["macs"][0])}
+    for which in ("input", "output"):
+        ports = got[f"{which}s"]
+        assert [p["tensor"] for p in ports] == tfl.ports(which)
+        for port in ports:
+            assert list(port) == REPORT_KEYS["port"]
+            t = tfl.tensor(port["tensor"])
+            assert port["name"] == (t.Name() or b"").decode()
+            assert port["dtype"] == TYPE_NAMES[t.Type()]
+            assert port["shape"] == t.ShapeAsNumpy().tolist()
+            assert port["bytes"] == tfl.nbytes(port["tensor"])
+            q = t.Quantization()
+            if q is None or q.ScaleLength() == 0:
+                assert port["quantization"] is None
+            else:
+                assert list(port["quantization"]) == REPORT_KEYS["quantization"]
+                assert port["quantization"]["scale"] == q.ScaleAsNumpy().tolist()
+                assert port["quantization"]["zero_point"] == q.ZeroPointAsNumpy().tolist()
+                assert port["quantization"]["axis"] == q.QuantizedDimension()
+
+    assert [list(op) for op in got["ops"]] == [REPORT_KEYS["op"]] * len(got["ops"])
+    assert [op["index"] for op in got["ops"]] == list(range(tfl.graph.OperatorsLength()))
+    assert [op["op"] for op in got["ops"]] == tfl.ops()
+    assert sum(op["macs"] for op in got["ops"]) == got["model"]["macs"]
+    for op in got["ops"]:
+        if tfl.op_macs(op["index"]) is not None:
+            assert op["macs"] == tfl.op_macs(op["index"]), op
+        outputs = tfl.graph.Operators(op["index"]).OutputsAsNumpy()
+        if op["output_shape"] is not None:
+            assert op["output_shape"] == tfl.tensor(int(outputs[0])).ShapeAsNumpy().tolist()
+
+    header = (gen / f"{name}.h").read_text()
+    arena = got["arena"]
+    assert list(arena) == REPORT_KEYS["arena"]
+    assert arena["bytes"] == int(re.search(r"_ARENA_SIZE\s+(\d+)", header)[1])
+    assert (arena["alignment"], arena["section"], arena["shared_pool"]) == (16, None, None)
+    for t in arena["tensors"]:
+        assert list(t) == REPORT_KEYS["tensor"]
+        assert t["bytes"] == tfl.nbytes(t["tensor"]) and t["offset"] + t["bytes"] <= arena["bytes"]
+    assert got["state"] == {"bytes": int(re.search(r"_STATE_SIZE\s+(\d+)", header)[1])}
+    assert got["weights"] == {"bytes": int(fields["weights_size"][0]), "section": None}
+
+    # The code of the linked program, by its symbol table.
+    assert list(got["code"]) == REPORT_KEYS["code"]
+    assert got["code"] == linked_code(symbol_sizes(exe), name, exe.name)
+    assert got["patch_stage"] is None
+
+
+def test_report_json_patch_stage_and_text_code(tmp_path: Path) -> None:
+    """The patch stage in the JSON as in the text report; the text's code size says where it
+    comes from."""
+    model = next(m for m in MODELS if m.stem == "mlperf_tiny_kws_dscnn_int8")
+    done = tinyaot("report", str(model), "--json", "--patch-stage", "2:2")
+    assert done.returncode == 0, done.stderr
+    got = json.loads(done.stdout)
+    stage = got["patch_stage"]
+    assert list(stage) == REPORT_KEYS["patch_stage"]
+    assert stage["stripes"] == 2 and len(stage["layers"]) == 2
+    assert stage["last_step"] - stage["first_step"] + 1 == 2 * 2
+    assert stage["layers"] == [op["op"] for op in got["ops"][: len(stage["layers"])]]
+    assert got["model"]["macs"] == sum(op["macs"] for op in got["ops"])
+    text = tinyaot("report", str(model), "--patch-stage", "2:2")
+    assert text.returncode == 0, text.stderr
+    code = [line for line in text.stdout.splitlines() if line.startswith("code:")]
+    if got["code"] is None:
+        assert code == ["code:    not measured (no linked image given, no arm-none-eabi-gcc "
+                        "to estimate)"]  # fmt: skip
+    else:
+        assert got["code"]["source"] == "estimate" and got["code"]["image"] is None
+        assert code == [f"code:    {got['code']['bytes']} bytes (estimate: .text of the "
+                        "generated code and of its runtime files at Cortex-M3 -Os, unlinked; "
+                        "the link drops what is unused)"]  # fmt: skip
+    assert f"+{stage['extra_macs']} MACs" in text.stdout
+
+
+def test_report_elf_errors(tmp_path: Path) -> None:
+    """An image without the model's code, or that nm cannot read, is one error line."""
+    model = next(m for m in MODELS if m.stem == "tflm_hello_world_int8")
+    obj = tmp_path / "add.o"
+    cmd = ["gcc", "-std=c99", "-c", "-I", str(CRT / "include"), str(CRT / "src" / "add.c")]
+    subprocess.run([*cmd, "-o", str(obj)], check=True)
+    done = tinyaot("report", str(model), "--name", "hw", "--elf", str(obj))
+    assert (done.returncode, done.stderr) == (
+        2,
+        f"error: '{obj}' has no code of model 'hw' (--name?)\n",
+    )
+    missing = tmp_path / "none.elf"
+    done = tinyaot("report", str(model), "--json", "--elf", str(missing))
+    assert done.returncode == 2 and done.stderr.startswith(
+        f"error: cannot read the symbols of '{missing}': "
+    )

@@ -33,6 +33,7 @@ def _options(args: argparse.Namespace) -> Options:
         name=args.name,
         arena_alignment=args.arena_alignment,
         arena_section=args.arena_section,
+        weights_section=args.weights_section,
         arena_budget=args.arena_budget,
         smallest_arena=args.smallest_arena,
         max_extra_macs=args.max_extra_macs,
@@ -93,6 +94,9 @@ def write_atomically(files: dict[str, str], out_dir: Path) -> None:
 def cmd_compile(args: argparse.Namespace) -> int:
     compiled = _compile(args)
     files = codegen.generate(compiled)
+    if args.json_report:
+        # The code is not linked yet: the build fills "code" in after the link (link-report).
+        files[f"{args.name}_report.json"] = report.json_text(compiled, None)
     write_atomically(files, Path(args.output_dir))
     if not args.quiet:
         print(report.summary(compiled))
@@ -101,9 +105,28 @@ def cmd_compile(args: argparse.Namespace) -> int:
 
 def cmd_report(args: argparse.Namespace) -> int:
     compiled = _compile(args)
-    print(report.text(compiled), end="")
+    code = None
+    if args.elf:
+        generated = "".join(codegen.generate(compiled).values())
+        code = report.link_size(args.name, generated, Path(args.elf), args.nm)
+        if code.model == 0:
+            raise CompileError(f"'{args.elf}' has no code of model '{args.name}' (--name?)")
+    if args.json:
+        print(report.json_text(compiled, code or report.code_size(compiled)), end="")
+    else:
+        print(report.text(compiled, code=code), end="")
     if args.svg:
         Path(args.svg).write_text(report.svg(compiled), encoding="utf-8")
+    return 0
+
+
+def cmd_link_report(args: argparse.Namespace) -> int:
+    # A CMake list arrives as one argument when the build does not expand lists.
+    for path in (p for arg in args.reports for p in arg.split(";") if p):
+        try:
+            report.add_link_size(Path(path), Path(args.elf), args.nm)
+        except OSError as exc:
+            raise CompileError(f"cannot update '{path}': {exc.strerror}") from None
     return 0
 
 
@@ -148,6 +171,12 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         "--arena-section",
         metavar="SECTION",
         help="linker section of the pinned arena (default: .bss)",
+    )
+    p.add_argument(
+        "--weights-section",
+        metavar="SECTION",
+        help="linker section of the weights and constant tables, e.g. in external flash "
+        "(default: .rodata)",
     )
     p.add_argument(
         "--shared-arena",
@@ -203,11 +232,36 @@ def parser() -> argparse.ArgumentParser:
     _model_args(c)
     c.add_argument("--output-dir", required=True, metavar="DIR", help="where the files go")
     c.add_argument("--quiet", action="store_true", help="do not print the size summary")
+    c.add_argument(
+        "--json-report",
+        action="store_true",
+        help="also write <name>_report.json (the report as data, without the code size)",
+    )
     c.set_defaults(func=cmd_compile)
     r = sub.add_parser("report", help="per-op and per-tensor memory, MACs and sizes")
     _model_args(r)
     r.add_argument("--svg", metavar="FILE", help="also draw the arena over time")
+    r.add_argument("--json", action="store_true", help="the report as JSON (schema: doc/index.rst)")
+    r.add_argument(
+        "--elf",
+        metavar="FILE",
+        help="a linked image holding the model: the code size comes from its symbols "
+        "rather than from an estimate",
+    )
+    r.add_argument("--nm", default="nm", metavar="PROGRAM", help="the nm to read --elf with")
     r.set_defaults(func=cmd_report)
+    lr = sub.add_parser(
+        "link-report", help="fill in the code size of <name>_report.json files from a link"
+    )
+    lr.add_argument("--elf", required=True, metavar="FILE", help="the linked image")
+    lr.add_argument("--nm", default="nm", metavar="PROGRAM", help="the nm to read it with")
+    lr.add_argument(
+        "reports",
+        nargs="+",
+        metavar="REPORT",
+        help="<name>_report.json files (or one CMake list of them)",
+    )
+    lr.set_defaults(func=cmd_link_report)
     o = sub.add_parser("ops", help="list the ops of tinyaot and TFLite Micro, with dtypes")
     o.add_argument("--markdown", action="store_true", help="as README's table")
     o.set_defaults(func=cmd_ops)

@@ -212,6 +212,9 @@ def generate(c: Compiled) -> dict[str, str]:
         "alignment": c.options.arena_alignment,
         "section": cnames.string(c.options.arena_section) if c.options.arena_section else None,
         "pool": c.options.shared_arena,
+        "weights_section": cnames.string(c.options.weights_section)
+        if c.options.weights_section
+        else None,
         "weights_size": c.weights_size,
         "headers": sorted({s.call.header for s in c.steps}),
         "custom_tables": custom_tables,

@@ -43,6 +43,8 @@ class Options:
     name: str
     arena_alignment: int = 16
     arena_section: str | None = None
+    # Linker section of the weights and compile-time tables (all that weights_size counts).
+    weights_section: str | None = None
     arena_budget: int = 0
     # Patch-based execution (patch.py): the smallest arena outright, whatever the budget, and
     # the extra MACs a patch plan may cost, in percent of the model's.
@@ -151,6 +153,11 @@ def compile_model(path: str | Path, options: Options) -> Compiled:
                 "--arena-section cannot be combined with --shared-arena: a shared arena is a "
                 "common symbol, which the linker always places in .bss"
             )
+    if options.weights_section and options.weights_section == options.arena_section:
+        raise CompileError(
+            f"--weights-section and --arena-section are both '{options.arena_section}': the "
+            "C compiler refuses constants and a writable array in one section"
+        )
     custom.check_declared(options.custom_ops)
     graph = frontend.load(path)
     return compile_graph(graph, options, Path(path).name)

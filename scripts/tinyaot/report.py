@@ -1,21 +1,53 @@
 """What a firmware engineer asks of a model: where RAM and flash go, op by op.
 
-`summary` is the one line the build prints; `text` the full report; `svg` the
-arena drawn over time (x: step, y: offset, one rectangle per tensor).
+`summary` is the one line the build prints; `text` the full report; `data` the same
+as JSON for tools (schema in doc/index.rst, "Reports as data"); `svg` the arena drawn
+over time (x: step, y: offset, one rectangle per tensor).
 """
 
 from __future__ import annotations
 
+import json
+import re
 import shutil
 import subprocess
 import tempfile
+from dataclasses import dataclass
 from html import escape
 from pathlib import Path
 
 from . import codegen, patch
 from .compiler import Compiled
+from .errors import CompileError
 
 CRT = Path(__file__).resolve().parents[2] / "crt"
+SCHEMA = "tinyaot-report/1"
+
+
+@dataclass
+class CodeSize:
+    """Code bytes and where the figure comes from: "link" (the symbols of a linked image) or
+    "estimate" (the model compiled alone for Cortex-M3; the link drops what is unused)."""
+
+    source: str
+    model: int
+    runtime: int
+    image: str | None = None
+
+    @property
+    def total(self) -> int:
+        return self.model + self.runtime
+
+    def describe(self) -> str:
+        if self.source == "link":
+            return (
+                f"{self.total} bytes (from the link of {self.image}: model {self.model}, "
+                f"runtime kernels {self.runtime})"
+            )
+        return (
+            f"{self.total} bytes (estimate: .text of the generated code and of its runtime "
+            "files at Cortex-M3 -Os, unlinked; the link drops what is unused)"
+        )
 
 
 def summary(c: Compiled) -> str:
@@ -26,9 +58,9 @@ def summary(c: Compiled) -> str:
     return line + (f"\ntinyaot: {c.options.name}: {patch.describe(c.patch)}" if c.patch else "")
 
 
-def code_size(c: Compiled) -> int | None:
+def code_size(c: Compiled) -> CodeSize | None:
     """Thumb-2 code bytes (generated + the runtime files it uses) at -Os, if the ARM
-    toolchain is there to measure it; an honest number beats a guess."""
+    toolchain is there to measure it: an estimate, as the files are not linked."""
     gcc, size = shutil.which("arm-none-eabi-gcc"), shutil.which("arm-none-eabi-size")
     if not gcc or not size:
         return None
@@ -43,7 +75,7 @@ def code_size(c: Compiled) -> int | None:
         used = {s.call.function for s in c.steps}
         if any("softmax_f32" in f for f in used):
             sources.append(CRT / "src" / "expf.c")
-        objs = []
+        texts = []
         for i, src in enumerate(dict.fromkeys(sources)):
             obj = out / f"{i}.o"
             cmd = [
@@ -64,18 +96,46 @@ def code_size(c: Compiled) -> int | None:
             ]
             if subprocess.run(cmd, capture_output=True).returncode != 0:
                 return None
-            objs.append(str(obj))
-        done = subprocess.run([size, "-A", *objs], capture_output=True, text=True)
-        if done.returncode != 0:
-            return None
-        return sum(
-            int(parts[1])
-            for line in done.stdout.splitlines()
-            if (parts := line.split()) and parts[0].startswith(".text") and len(parts) >= 2
-        )
+            done = subprocess.run([size, "-A", str(obj)], capture_output=True, text=True)
+            if done.returncode != 0:
+                return None
+            texts.append(
+                sum(
+                    int(parts[1])
+                    for line in done.stdout.splitlines()
+                    if (parts := line.split()) and parts[0].startswith(".text") and len(parts) >= 2
+                )
+            )
+        return CodeSize("estimate", texts[0], sum(texts[1:]))
 
 
-def text(c: Compiled, measure_code: bool = True) -> str:
+def link_size(name: str, generated: str, elf: Path, nm: str = "nm") -> CodeSize:
+    """The code of model `name` and of the runtime in a linked image, from its symbol table:
+    the model's functions are the <name>_* identifiers of its generated files (so that a model
+    "kws" does not claim the symbols of a model "kws_small"), the runtime's are tinyaot_*. A
+    model the link dropped whole (never called, with --gc-sections) has 0 bytes."""
+    try:
+        done = subprocess.run([nm, "-S", str(elf)], capture_output=True, text=True)
+    except OSError as exc:
+        raise CompileError(f"cannot run '{nm}': {exc.strerror}") from None
+    if done.returncode != 0:
+        first = done.stderr.strip().splitlines()[0] if done.stderr.strip() else ""
+        raise CompileError(f"cannot read the symbols of '{elf}': {first}")
+    own = set(re.findall(rf"\b{name}_\w+", generated))
+    model = runtime = 0
+    for line in done.stdout.splitlines():
+        m = re.match(r"^[0-9a-fA-F]+ ([0-9a-fA-F]+) [tTwW] (\S+)$", line)
+        if not m:
+            continue
+        if m[2] in own:
+            model += int(m[1], 16)
+        elif m[2].startswith("tinyaot_"):
+            runtime += int(m[1], 16)
+    return CodeSize("link", model, runtime, Path(elf).name)
+
+
+def text(c: Compiled, measure_code: bool = True, code: CodeSize | None = None) -> str:
+    """The report; `code` (from a link) is estimated when not given and measure_code is set."""
     g = c.graph
     lines = [f"model {c.options.name} ({c.source_name})", "", "ops:"]
     lines.append(f"  {'#':>3}  {'op':<20} {'kernel':<22} {'output shape':<18} {'MACs':>10}")
@@ -96,7 +156,7 @@ def text(c: Compiled, measure_code: bool = True) -> str:
         f"arena tensors (steps: first write .. last read; -1 = input, {len(c.steps)} = output):",
     ]
     lines.append(f"  {'tensor':>6}  {'bytes':>7}  {'steps':>9}  {'offset':>7}  name")
-    for key, buf in sorted(c.plan.buffers.items(), key=lambda kv: (c.plan.offsets[kv[0]], kv[0])):
+    for key, buf in _by_offset(c):
         t = g.tensors[key]
         views = [i for i, r in c.root.items() if r == key and i != key]
         name = (t.name if len(t.name) <= 60 else t.name[:57] + "...") + (
@@ -104,20 +164,134 @@ def text(c: Compiled, measure_code: bool = True) -> str:
         )
         live = f"{buf.start:>4}..{buf.end:<4}"
         lines.append(f"  {key:>6}  {buf.size:>7}  {live}  {c.plan.offsets[key]:>7}  {name}")
-    code = code_size(c) if measure_code else None
+    if code is None and measure_code:
+        code = code_size(c)
     largest = max((b.size for b in c.plan.buffers.values()), default=0)
     lines += [
         "",
         f"arena:   {c.plan.size} bytes (largest tensor {largest})",
-        f"weights: {c.weights_size} bytes (const, in flash)",
-        f"code:    {code} bytes (.text, Cortex-M3 -Os: generated code + runtime kernels)"
+        f"weights: {c.weights_size} bytes (const, in "
+        + (f"section {c.options.weights_section})" if c.options.weights_section else "flash)"),
+        f"code:    {code.describe()}"
         if code is not None
-        else "code:    not measured (arm-none-eabi-gcc not found)",
+        else "code:    not measured"
+        + (" (no linked image given, no arm-none-eabi-gcc to estimate)" if measure_code else ""),
         f"MACs:    {c.macs}",
     ]
     if c.patch:
         lines.append(f"{patch.describe(c.patch)}; its steps {_stage_steps(c)}")
     return "\n".join(lines) + "\n"
+
+
+def data(c: Compiled, code: CodeSize | None) -> dict:
+    """The report as JSON-ready data, keys in a fixed order (the schema in doc/index.rst)."""
+    g = c.graph
+
+    def port(index: int) -> dict:
+        t = g.tensors[index]
+        quant = None
+        if t.quant is not None:
+            quant = {
+                "scale": list(t.quant.scales),
+                "zero_point": list(t.quant.zero_points),
+                "axis": t.quant.axis,
+            }
+        return {
+            "tensor": index,
+            "name": t.name,
+            "dtype": t.dtype.short,
+            "shape": list(t.shape),
+            "bytes": t.nbytes,
+            "quantization": quant,
+        }
+
+    macs_of: dict[int, int] = {}
+    kernel_of: dict[int, str] = {}
+    for s in c.steps:
+        macs_of[s.op.index] = macs_of.get(s.op.index, 0) + s.call.macs
+        kernel_of.setdefault(s.op.index, s.call.function)
+    ops = [
+        {
+            "index": op.index,
+            "op": op.kind,
+            "kernel": kernel_of.get(op.index),
+            "output_shape": list(g.tensors[op.outputs[0]].shape) if op.outputs else None,
+            "macs": macs_of.get(op.index, 0),
+        }
+        for op in g.ops
+    ]
+    tensors = [
+        {
+            "tensor": key,
+            "name": g.tensors[key].name,
+            "bytes": buf.size,
+            "offset": c.plan.offsets[key],
+            "first_step": buf.start,
+            "last_step": buf.end,
+        }
+        for key, buf in sorted(
+            c.plan.buffers.items(), key=lambda kv: (c.plan.offsets[kv[0]], kv[0])
+        )
+    ]
+    stage = None
+    if c.patch:
+        p = c.patch
+        stage = {
+            "first_step": p.first_step,
+            "last_step": p.first_step + p.depth * p.stripes - 1,
+            "layers": list(p.kinds),
+            "stripes": p.stripes,
+            "output_shape": list(p.out_shape),
+            "extra_macs": p.extra_macs,
+            "arena_without": p.base_arena,
+        }
+    return {
+        "schema": SCHEMA,
+        "model": {"name": c.options.name, "source": c.source_name, "macs": c.macs},
+        "inputs": [port(t) for t in g.inputs],
+        "outputs": [port(t) for t in g.outputs],
+        "ops": ops,
+        "arena": {
+            "bytes": c.plan.size,
+            "alignment": c.options.arena_alignment,
+            "section": c.options.arena_section,
+            "shared_pool": c.options.shared_arena,
+            "tensors": tensors,
+        },
+        "state": {"bytes": c.state.size},
+        "weights": {"bytes": c.weights_size, "section": c.options.weights_section},
+        "code": None if code is None else _code(code),
+        "patch_stage": stage,
+    }
+
+
+def _code(code: CodeSize) -> dict:
+    return {
+        "bytes": code.total,
+        "model": code.model,
+        "runtime": code.runtime,
+        "source": code.source,
+        "image": code.image,
+    }
+
+
+def json_text(c: Compiled, code: CodeSize | None) -> str:
+    return json.dumps(data(c, code), indent=2) + "\n"
+
+
+def add_link_size(path: Path, elf: Path, nm: str) -> None:
+    """Fills in "code" of a <name>_report.json written at compile time, from the linked image;
+    the generated <name>.c beside it names the model's symbols."""
+    report = json.loads(path.read_text(encoding="utf-8"))
+    name = report["model"]["name"]
+    generated = (path.parent / f"{name}.c").read_text(encoding="utf-8")
+    code = link_size(name, generated, elf, nm)
+    report["code"] = _code(code)
+    path.write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+
+
+def _by_offset(c: Compiled) -> list:
+    return sorted(c.plan.buffers.items(), key=lambda kv: (c.plan.offsets[kv[0]], kv[0]))
 
 
 def _stage_steps(c: Compiled) -> str:

@@ -18,7 +18,7 @@ DESCRIPTION = """\
 Compile a TensorFlow Lite model ahead of time into C (tinyaot).
 
   west tinyaot compile MODEL --name NAME --output-dir DIR [options]
-  west tinyaot report MODEL [--svg FILE]
+  west tinyaot report MODEL [--json] [--elf IMAGE] [--svg FILE]
   west tinyaot ops
 
 The arguments are those of `python3 -m tinyaot`; `west tinyaot --help` and
