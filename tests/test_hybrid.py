@@ -24,7 +24,7 @@ from test_state import STEPS, build, run, runtime, tflm_sequence
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 
-__all__ = ["runtime"]  # the fixture the LSTM test takes
+__all__ = ["runtime"]  # the fixture the tests take (crt/src compiled once)
 
 # Largest |tinyaot - LiteRT| over the largest |LiteRT| of an output: LiteRT's int8 input
 # rounding (half a step of the input's range over 255, asymmetric) summed over the depth.
