@@ -15,8 +15,6 @@ import corpus
 # model file stem -> the start of the compiler's error for it (after "error: ").
 UNSUPPORTED: dict[str, str] = {
     "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
-    "armzoo_kws_ds_cnn_s_int16x8": "op 13 (SOFTMAX), tensor 36 'StatefulPartitionedCall:0': int16 "
-    "-> int16 is not supported",
 }
 
 

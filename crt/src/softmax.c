@@ -105,6 +105,63 @@ void tinyaot_softmax_s8_s16(const struct tinyaot_softmax_s8_params *p, const int
 	tinyaot_softmax_q(p, input, output, 1);
 }
 
+/* TFLite's LUTLookup: the top 9 bits pick an entry, the low 7 interpolate to the next. */
+static int16_t tinyaot_softmax_lut16(int16_t value, const int16_t *lut)
+{
+	const int32_t index = 256 + (value >> 7);
+	const int32_t offset = value & 0x7F;
+	const int32_t base = lut[index];
+	const int32_t slope = lut[index + 1] - base;
+
+	return (int16_t)(base + ((slope * offset + 64) >> 7));
+}
+
+/* TFLite's SoftmaxInt16: exp of each scaled difference to the row maximum from a table,
+ * their Q16.15 sum normalised by its leading zeros, its reciprocal from the second table,
+ * and each exp rescaled by it with one rounding shift. The exps wait in the output row,
+ * as in the interpreter, so a row is read whole before its first output is final.
+ */
+void tinyaot_softmax_s16(const struct tinyaot_softmax_s16_params *p, const int16_t *input,
+			 int16_t *output)
+{
+	for (int32_t r = 0; r < p->rows; r++) {
+		const int16_t *in = input + r * p->depth;
+		int16_t *out = output + r * p->depth;
+		int32_t max_in_row = INT16_MIN;
+		int32_t sum_of_exps = 0;
+
+		for (int32_t c = 0; c < p->depth; c++) {
+			max_in_row = tinyaot_max_i32(max_in_row, in[c]);
+		}
+		for (int32_t c = 0; c < p->depth; c++) {
+			const int32_t scaled = tinyaot_mbqm(in[c] - max_in_row, p->input_multiplier,
+							    p->input_left_shift);
+			const int32_t sym =
+				tinyaot_clamp_i32(scaled + INT16_MAX, INT16_MIN, INT16_MAX);
+
+			out[c] = tinyaot_softmax_lut16((int16_t)sym, p->exp_lut);
+			sum_of_exps += out[c];
+		}
+
+		const int32_t headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
+		const int32_t shifted_sum =
+			(int32_t)((((int64_t)sum_of_exps << (headroom_plus_one - 1)) + (1 << 13)) >>
+				  14);
+		/* x = sum - 1, recentred from [0, 65535] to the table's [-32768, 32767]. */
+		const int32_t sym_sum = tinyaot_clamp_i32(shifted_sum - ((1 << 15) + (1 << 16)),
+							  INT16_MIN, INT16_MAX);
+		const int64_t reciprocal = tinyaot_softmax_lut16((int16_t)sym_sum, p->recip_lut);
+		const int32_t right_shift = 31 - headroom_plus_one;
+		const int64_t round = (int64_t)1 << (right_shift - 1);
+
+		for (int32_t c = 0; c < p->depth; c++) {
+			const int32_t v = (int32_t)((out[c] * reciprocal + round) >> right_shift);
+
+			out[c] = (int16_t)tinyaot_clamp_i32(v, 0, INT16_MAX);
+		}
+	}
+}
+
 void tinyaot_softmax_f32(const struct tinyaot_softmax_f32_params *p, const float *input,
 			 float *output)
 {
