@@ -66,3 +66,35 @@ def every_int8(shape: tuple[int, ...]) -> np.ndarray:
     n = int(np.prod(shape))
     assert n >= 256
     return np.resize(np.arange(-128, 128, dtype=np.int8), n).reshape(shape)
+
+
+def every_int16(shape: tuple[int, ...]) -> np.ndarray:
+    """All 65536 int16 values in order (the shape must hold exactly that many)."""
+    return np.arange(-32768, 32768, dtype=np.int16).reshape(shape)
+
+
+def int16_unary_model(opcode: int, in_scales: list[float], shape: tuple[int, ...]) -> bytes:
+    """One op per input scale, side by side, from int16 inputs (zero point 0) to int16 outputs
+    of scale 1/32768, as int16x8 models give LOGISTIC and TANH."""
+    import tflite_builder as tb
+
+    i16, n = tb.tflite.TensorType.INT16, len(in_scales)
+    tensors = [
+        tb.Tensor(f"x{i}", list(shape), i16, scale=[s], zero_point=[0])
+        for i, s in enumerate(in_scales)
+    ] + [tb.Tensor(f"y{i}", list(shape), i16, scale=[1 / 32768], zero_point=[0]) for i in range(n)]
+    ops = [tb.Operator(0, [i], [n + i]) for i in range(n)]
+    graph = tb.SubGraph(tensors, ops, list(range(n)), list(range(n, 2 * n)))
+    return tb.build(tb.Model([graph], [tb.OpCode(opcode)]))
+
+
+def check_every_int16(path: Path, workdir: Path, shape: tuple[int, ...], count: int) -> Chosen:
+    """Every int16 value into each of count inputs of shape (65536 elements), then random
+    values."""
+    rng = np.random.default_rng(16)
+    every = every_int16(shape)
+    sets = [
+        [every] * count,
+        [rng.integers(-32768, 32768, shape, dtype=np.int16) for _ in range(count)],
+    ]
+    return check_inputs(path, workdir, sets)

@@ -1,12 +1,21 @@
-"""LOGISTIC, int8 (gemmlowp fixed point, saturating) and float32 (past both cut-offs)."""
+"""LOGISTIC, int8 (gemmlowp fixed point, saturating), int16 (TFLite's interpolated table) and
+float32 (past both cut-offs)."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
+import tflite_builder as tb
 import tfmodels
 from harness import check_against_tflm
-from opcheck import check_inputs, every_int8, load, write_model
+from opcheck import (
+    check_every_int16,
+    check_inputs,
+    every_int8,
+    int16_unary_model,
+    load,
+    write_model,
+)
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
@@ -66,17 +75,25 @@ def test_logistic_float(tmp_path):
     check_inputs(path, tmp_path, [[wide], [edges]])
 
 
-def test_logistic_int8_needs_output_zero_point_minus_128():
+REFUSALS = {
+    "int8_zero_point": (DType.INT8, (0.1,), "zero point -128"),
+    "int16_scale": (DType.INT16, (2**-12,), "int16 output must have scale 1/32768"),
+}
+
+
+@pytest.mark.parametrize("dtype,in_scale,match", REFUSALS.values(), ids=REFUSALS.keys())
+def test_logistic_refuses_output_quantisation(dtype, in_scale, match):
+    """int8 needs output zero point -128, int16 output scale 1/32768 (both given 1/256, 0)."""
     graph = Graph(
         tensors=[
-            Tensor(0, "in", DType.INT8, (4,), Quant((0.1,), (0,))),
-            Tensor(1, "out", DType.INT8, (4,), Quant((1 / 256,), (0,))),
+            Tensor(0, "in", dtype, (4,), Quant(in_scale, (0,))),
+            Tensor(1, "out", dtype, (4,), Quant((1 / 256,), (0,))),
         ],
         ops=[Op(0, "LOGISTIC", [0], [1])],
         inputs=[0],
         outputs=[1],
     )
-    with pytest.raises(CompileError, match="zero point -128"):
+    with pytest.raises(CompileError, match=match):
         lower_op(graph, graph.ops[0])
 
 
@@ -105,3 +122,19 @@ def test_float_io_around_int8_mul_logistic(tmp_path):
     assert graph.ops[2].options["FusedActivationFunction"] == 3
     # Every step is int8 and the last is exact, so the float output is too.
     assert check_against_tflm(path, tmp_path, sets=5).exact
+
+
+# 2^-12 is TFLite's power-of-two case (the input times 3); the others take the multiplier its
+# doubling loop finds: a converter's scale for [-8, 8], 2^-11, one so fine that the loop runs
+# long, and one so coarse that the table saturates for most values.
+INT16_SCALES = [2**-12, 8 / 32767, 2**-11, 1e-6, 2e-3]
+INT16_SHAPE = (256, 256)
+
+
+def test_logistic_int16(tmp_path):
+    path = write_model(int16_unary_model(tb.OPS.LOGISTIC, INT16_SCALES, INT16_SHAPE), tmp_path)
+    assert [op.kind for op in load(path).ops] == ["LOGISTIC"] * len(INT16_SCALES)
+    got = check_every_int16(path, tmp_path, INT16_SHAPE, len(INT16_SCALES))
+    assert got.exact
+    # The coarse scale saturates both ways: TFLite's table ends at 1, not 0.
+    assert got.outputs[0][-1].min() == 1 and got.outputs[0][-1].max() == 32767

@@ -15,7 +15,15 @@ import tflite_builder as tb
 import tfmodels
 from closeness import float_error
 from harness import check_against_tflm
-from opcheck import check_inputs, every_int8, load, op_kinds, write_model
+from opcheck import (
+    check_every_int16,
+    check_inputs,
+    every_int8,
+    int16_unary_model,
+    load,
+    op_kinds,
+    write_model,
+)
 from reference import Reference
 from tinyaot import frontend
 from tinyaot.compiler import lower_op
@@ -239,6 +247,33 @@ def test_int16_ops(tmp_path):
     assert check_inputs(path, tmp_path, sets).exact
 
 
+# TFLite's two power-of-two cases for TANH (2^-12: input times 3; 2^-11: times 6), then the
+# doubling loop's multiplier: a converter's scale for [-4, 4], a very fine and a coarse one.
+TANH_INT16_SCALES = [2**-12, 2**-11, 4 / 32767, 1e-6, 2e-3]
+INT16_SHAPE = (256, 256)
+
+
+def test_tanh_int16(tmp_path):
+    data = int16_unary_model(tb.OPS.TANH, TANH_INT16_SCALES, INT16_SHAPE)
+    path = write_model(data, tmp_path)
+    assert op_kinds(path) == ["TANH"] * len(TANH_INT16_SCALES)
+    got = check_every_int16(path, tmp_path, INT16_SHAPE, len(TANH_INT16_SCALES))
+    assert got.exact
+    coarse = got.outputs[0][-1]
+    assert coarse.min() < -32700 and coarse.max() > 32700
+
+
+def test_tanh_int16_needs_zero_points_0():
+    rejects(
+        "TANH",
+        DType.INT16,
+        DType.INT16,
+        "int16 input and output must have zero point 0",
+        in_quant=Quant((2**-12,), (3,)),
+        out_quant=Quant((1 / 32768,), (0,)),
+    )
+
+
 @pytest.mark.parametrize("in_q,out_q", ELU_QUANT.values(), ids=ELU_QUANT.keys())
 def test_elu_int8(tmp_path, in_q, out_q):
     """The converter leaves ELU in float, so the int8 model is built by hand."""
@@ -273,7 +308,7 @@ def check_int8(path, tmp_path) -> np.ndarray:
 
 Q = Quant((0.05,), (3,))
 REJECTS = {
-    "tanh_uint8": ("TANH", DType.UINT8, {}, Q, Q, "supported: int8, float32"),
+    "tanh_uint8": ("TANH", DType.UINT8, {}, Q, Q, "supported: int8, int16, float32"),
     "hard_swish_scales": (
         "HARD_SWISH",
         DType.INT8,

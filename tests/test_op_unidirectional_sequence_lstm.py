@@ -130,8 +130,8 @@ def test_sigmoid_table_is_tflites():
     """The kernel's table against TFLite Micro's int16 TANH, which reads entry i at input
     256 i (Q3.12 x 3): input scale 1/48 puts input i there, at no fraction, where tanh gives
     the entry less 32768. The last entry shows as the step at the top of interval 254."""
-    source = (REPO / "crt" / "src" / "lstm.c").read_text()
-    body = source.split("tinyaot_lstm_sigmoid_table[256] = {")[1].split("}")[0]
+    source = (REPO / "crt" / "src" / "logistic.c").read_text()
+    body = source.split("tinyaot_sigmoid_table[256] = {")[1].split("}")[0]
     table = [int(v) for v in re.findall(r"\d+", body)]
     want = list(tflm_tanh16(np.arange(255), 1 / 48) + 32768)
     want += list(tflm_tanh16(np.array([32639]), 1 / (48 * 128)) + 32768)

@@ -1,12 +1,12 @@
 /* TFLite Micro's LstmStep, in its order: per gate an input and a recurrent product (each
  * requantised to int16 and saturated, then added with saturation) and its activation; the
  * cell state forget x cell + input x cell gate, clipped; the hidden state tanh(cell) x output
- * gate; the output a copy of the hidden state. The int16 sigmoid and tanh are TFLite's:
- * interpolation in its 256-entry table of 2^16 sigmoid(i / 24), which tanh reads as
- * 2 sigmoid(2x) - 1. The float path keeps TFLite's summation order and calls the runtime's
- * float LOGISTIC and TANH, which follow TFLite's. The hybrid path (int8 weights, float32
- * activations) is the float one with each weight read as a float and each product's sum
- * scaled once by its weights' scale, as crt/src/hybrid.c does (README, "Hybrid float").
+ * gate; the output a copy of the hidden state. The int16 sigmoid and tanh are those of the
+ * int16 LOGISTIC and TANH (logistic.c). The float path keeps TFLite's summation order and
+ * calls the runtime's float LOGISTIC and TANH, which follow TFLite's. The hybrid path (int8
+ * weights, float32 activations) is the float one with each weight read as a float and each
+ * product's sum scaled once by its weights' scale, as crt/src/hybrid.c does (README, "Hybrid
+ * float").
  */
 #include <string.h>
 
@@ -15,72 +15,10 @@
 #include <tinyaot/lstm.h>
 #include <tinyaot/unary.h>
 
-/* The numbers of TFLite's table, a fit for interpolation that no closed form rounds to:
- * bit-exactness takes them as they are. The test reads them back from TFLite Micro's int16
- * TANH.
- */
-static const uint16_t tinyaot_lstm_sigmoid_table[256] = {
-	32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
-	41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
-	48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,
-	54755, 55125, 55485, 55834, 56174, 56503, 56823, 57133, 57433, 57724, 58007, 58280, 58544,
-	58800, 59048, 59288, 59519, 59743, 59959, 60168, 60370, 60565, 60753, 60935, 61110, 61279,
-	61441, 61599, 61750, 61896, 62036, 62172, 62302, 62428, 62549, 62666, 62778, 62886, 62990,
-	63090, 63186, 63279, 63368, 63454, 63536, 63615, 63691, 63765, 63835, 63903, 63968, 64030,
-	64090, 64148, 64204, 64257, 64308, 64357, 64405, 64450, 64494, 64536, 64576, 64614, 64652,
-	64687, 64721, 64754, 64786, 64816, 64845, 64873, 64900, 64926, 64950, 64974, 64997, 65019,
-	65039, 65060, 65079, 65097, 65115, 65132, 65149, 65164, 65179, 65194, 65208, 65221, 65234,
-	65246, 65258, 65269, 65280, 65291, 65301, 65310, 65319, 65328, 65337, 65345, 65352, 65360,
-	65367, 65374, 65381, 65387, 65393, 65399, 65404, 65410, 65415, 65420, 65425, 65429, 65433,
-	65438, 65442, 65445, 65449, 65453, 65456, 65459, 65462, 65465, 65468, 65471, 65474, 65476,
-	65479, 65481, 65483, 65485, 65488, 65489, 65491, 65493, 65495, 65497, 65498, 65500, 65501,
-	65503, 65504, 65505, 65507, 65508, 65509, 65510, 65511, 65512, 65513, 65514, 65515, 65516,
-	65517, 65517, 65518, 65519, 65520, 65520, 65521, 65522, 65522, 65523, 65523, 65524, 65524,
-	65525, 65525, 65526, 65526, 65526, 65527, 65527, 65528, 65528, 65528, 65529, 65529, 65529,
-	65529, 65530, 65530, 65530, 65530, 65531, 65531, 65531, 65531, 65531, 65532, 65532, 65532,
-	65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
-	65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535,
-};
-
 #define TINYAOT_LSTM_FORGET 1
 #define TINYAOT_LSTM_INPUT  0
 #define TINYAOT_LSTM_CELL   2
 #define TINYAOT_LSTM_OUTPUT 3
-
-/* Q3.12 in, Q0.15 out: TFLite's int16 logistic with its power-of-two input (x 3, no shift). */
-static int16_t tinyaot_lstm_sigmoid(int32_t v)
-{
-	const int32_t x = 3 * v;
-	const uint32_t a = (uint32_t)(x < 0 ? -x : x);
-	const uint32_t hi = a >> 9;
-	uint32_t r = 0x7FFFu << 10;
-
-	if (hi < 255) {
-		const uint32_t lo = tinyaot_lstm_sigmoid_table[hi];
-
-		r = (lo << 9) + (a & 0x1FFu) * (tinyaot_lstm_sigmoid_table[hi + 1] - lo);
-	}
-	r = x >= 0 ? r + (1u << 9) : (1u << 25) - r + (1u << 9) - 1u;
-	return (int16_t)(r >> 10);
-}
-
-/* TFLite's int16 tanh: the input scaled by (mult, shift) into Q3.12 x 3, Q0.15 out. */
-static int16_t tinyaot_lstm_tanh(int32_t v, int32_t mult, int32_t shift)
-{
-	const int32_t round = shift > 0 ? 1 << (shift - 1) : 0;
-	const int32_t x = (v * mult + round) >> shift;
-	const uint32_t a = (uint32_t)(x < 0 ? -x : x);
-	const uint32_t hi = a >> 8;
-	int32_t r = 0xFFFF << 8;
-
-	if (hi < 255) {
-		const uint32_t lo = tinyaot_lstm_sigmoid_table[hi];
-
-		r = (int32_t)((lo << 8) + (a & 0xFFu) * (tinyaot_lstm_sigmoid_table[hi + 1] - lo));
-	}
-	r = x >= 0 ? r - (1 << 23) + (1 << 7) : -r + (1 << 23) + (1 << 7) - 1;
-	return (int16_t)(r >> 8);
-}
 
 static int16_t tinyaot_lstm_sat16(int32_t x)
 {
@@ -115,8 +53,8 @@ static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t
 			const int32_t sum = tinyaot_lstm_sat16(a + b);
 
 			/* The cell gate's tanh reads Q3.12 as the gates do: x 3, no shift. */
-			out[r * units + u] = g == TINYAOT_LSTM_CELL ? tinyaot_lstm_tanh(sum, 3, 0)
-								    : tinyaot_lstm_sigmoid(sum);
+			out[r * units + u] = g == TINYAOT_LSTM_CELL ? tinyaot_tanh16(3 * sum)
+								    : tinyaot_sigmoid16(3 * sum);
 		}
 	}
 }
@@ -159,8 +97,8 @@ void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input
 			tinyaot_lstm_gate_s8(p, TINYAOT_LSTM_OUTPUT, x, h, input_weights,
 					     recurrent_weights, bias, gate);
 			for (int32_t i = 0; i < size; i++) {
-				const int32_t th = tinyaot_lstm_tanh(c[i], p->cell_tanh_mult,
-								     p->cell_tanh_shift);
+				const int32_t th = tinyaot_tanh16(tinyaot_act16_input(
+					c[i], p->cell_tanh_mult, p->cell_tanh_shift));
 				const int32_t v = tinyaot_mbqm(th * gate[i], p->hidden_mult,
 							       p->hidden_shift) +
 						  p->hidden_zero_point;

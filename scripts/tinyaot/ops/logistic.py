@@ -1,4 +1,5 @@
-"""LOGISTIC (sigmoid): int8 through gemmlowp's fixed-point logistic, and float32."""
+"""LOGISTIC (sigmoid): int8 through gemmlowp's fixed-point logistic, int16 through TFLite's
+interpolated sigmoid table, and float32."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from ..lowering import (
     op_error,
     require_quant,
 )
-from .unary_common import input_q4_rescale
+from .unary_common import input_q4_rescale, int16_sigmoid_call
 
 INPUT_INTEGER_BITS = 4
 
@@ -28,6 +29,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             inplace=inplace.unary(inp, out),
         )
     require_quant(graph, op, [inp.index, out.index])
+    if dtype == DType.INT16:
+        return int16_sigmoid_call(graph, op, "tinyaot_logistic_s16", (0,))
     # TFLite Micro checks only the output zero point; the kernel's output is in
     # steps of 1/256 whatever scale the tensor claims.
     if out.zero_point != quant.INT8_MIN:
@@ -53,4 +56,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     )
 
 
-OP = OpDef("LOGISTIC", ("int8", "float32"), lower, "int8 output zero point -128 (scale 1/256)")
+OP = OpDef(
+    "LOGISTIC",
+    ("int8", "int16", "float32"),
+    lower,
+    "int8 output zero point -128 (scale 1/256); int16 zero points 0, output scale 1/32768",
+)

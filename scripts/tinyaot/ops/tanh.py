@@ -1,4 +1,5 @@
-"""TANH: int8 as a table of gemmlowp's fixed-point tanh, and float32."""
+"""TANH: int8 as a table of gemmlowp's fixed-point tanh, int16 through TFLite's interpolated
+sigmoid table, and float32."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from ..fixedpoint import mbqm, rdbpot
 from ..ir import DType, Graph, Op
 from ..lowering import KernelCall, OpDef, elementwise_io, require_quant
 from .lut_common import lut8
-from .unary_common import f32_call, fixed_tanh, input_q4_rescale
+from .unary_common import f32_call, fixed_tanh, input_q4_rescale, int16_sigmoid_call
 
 INPUT_INTEGER_BITS = 4
 # The kernel writes tanh in steps of 1/128 (Q0.7) whatever the output tensor says.
@@ -19,6 +20,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     if dtype == DType.FLOAT32:
         return f32_call(inp, out, "tanh")
     require_quant(graph, op, [inp.index, out.index])
+    if dtype == DType.INT16:
+        # TANH takes a power-of-two scale needing one more left shift than LOGISTIC's.
+        return int16_sigmoid_call(graph, op, "tinyaot_tanh_s16", (0, 1))
     mult, left_shift, radius = input_q4_rescale(graph, op, inp, INPUT_INTEGER_BITS, "tanh")
 
     def table(v: int) -> int:
@@ -35,7 +39,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "TANH",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
-    "int8 output in steps of 1/128 around 0, as TFLite Micro writes it whatever its scale",
+    "int8 output in steps of 1/128 around 0, as TFLite Micro writes it whatever its scale; "
+    "int16 zero points 0, output scale 1/32768",
 )

@@ -173,6 +173,56 @@ def input_q4_rescale(
     return multiplier, left_shift, radius
 
 
+def checked_log2(x: float) -> tuple[int, bool]:
+    """TFLite's CheckedLog2 in float32: (log2 rounded, whether x is that power of two)."""
+    f = np.float32
+    x_log2 = f(math.log(float(f(x)))) * (f(1) / f(math.log(2.0)))
+    rounded = quant.round_half_away(float(x_log2))
+    return rounded, abs(float(x_log2 - f(rounded))) < float(f(1e-3))
+
+
+def int16_sigmoid_call(
+    graph: Graph, op: Op, function: str, pot_shifts: tuple[int, ...]
+) -> KernelCall:
+    """LOGISTIC's and TANH's int16 Prepare and kernel call (tinyaot/logistic.h).
+
+    The input is rescaled to 3 x Q3.12 of the sigmoid table: by 3 when its scale is the power
+    of two that needs a left shift in pot_shifts, else by the largest multiplier of at most
+    15 bits TFLite's doubling loop reaches, with a rounding right shift. The power-of-two
+    case is folded here into the multiplier (3 << shift, no shift) as the kernel does it.
+    """
+    _, inp, out, args = elementwise_io(graph, op)
+    for t in (inp, out):
+        if t.zero_point != 0:
+            raise op_error(graph, op, "int16 input and output must have zero point 0", t.index)
+    log2, pot = checked_log2(inp.scale)
+    left_shift = 12 + log2
+    if pot and left_shift in pot_shifts:
+        multiplier, left_shift = 3 << left_shift, 0
+    else:
+        real = float(quant.f32(inp.scale)) * 4096.0 * 3.0
+        left_shift = 0
+        while real <= 32767.0 / 2.0 and left_shift <= 30:
+            left_shift += 1
+            real *= 2.0
+        multiplier = int(real)
+        if multiplier > 32767:
+            raise op_error(
+                graph, op, f"input scale {inp.scale} is too large for the int16 kernel", inp.index
+            )
+    out_log2, out_pot = checked_log2(out.scale)
+    if not out_pot or out_log2 != -15:
+        raise op_error(graph, op, "int16 output must have scale 1/32768", out.index)
+    return size_call(
+        inp,
+        out,
+        function,
+        "tinyaot/logistic.h",
+        "struct tinyaot_logistic_s16_params",
+        {"input_multiplier": multiplier, "input_left_shift": left_shift},
+    )
+
+
 INT16_MIN, INT16_MAX = -(1 << 15), (1 << 15) - 1
 
 
