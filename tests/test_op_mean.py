@@ -2,13 +2,16 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import tensorflow as tf
 import tfmodels
 from harness import check_against_tflm
+from opcheck import check_inputs
 from tinyaot import frontend, quant
 from tinyaot.compiler import Options, compile_graph
 from tinyaot.errors import CompileError
+from tinyaot.ir import DType
 from tinyaot.ops.mean import mean_multiplier
 
 # name: (input shape, axes, keep_dims)
@@ -92,3 +95,35 @@ def test_more_than_four_runs_are_rejected(tmp_path):
     path.write_bytes(data)
     with pytest.raises(CompileError, match="5 runs of kept and reduced dims; at most 4"):
         compile_graph(frontend.load(path), Options("m"), "m.tflite")
+
+
+# (axes, keep_dims) of the int16 means, all of one input of 65536 elements.
+INT16_SHAPE = (4, 16, 32, 32)
+INT16_CASES = [
+    ([1, 2], True),
+    ([-1], False),
+    ([0, 2], True),
+    ([0, 1, 2, 3], False),
+    ([3, 1], False),
+]
+
+
+def test_mean_int16(tmp_path):
+    """int16x8: one model, a MEAN per case, every int16 value and random ones."""
+    data = tfmodels.convert(
+        lambda x: tuple(tf.reduce_mean(x, axis=a, keepdims=k) for a, k in INT16_CASES),
+        [INT16_SHAPE],
+        int8=True,
+        int16x8=True,
+        low=-0.4,
+    )
+    path = tmp_path / "mean16.tflite"
+    path.write_bytes(data)
+    graph = frontend.load(path)
+    assert [op.kind for op in graph.ops] == ["MEAN"] * len(INT16_CASES)
+    assert graph.tensors[graph.inputs[0]].dtype == DType.INT16
+    rng = np.random.default_rng(16)
+    every = np.arange(-32768, 32768, dtype=np.int16).reshape(INT16_SHAPE)
+    sets = [[every], [rng.permutation(every.reshape(-1)).reshape(INT16_SHAPE)]]
+    sets.append([rng.integers(-32768, 32768, INT16_SHAPE, dtype=np.int16)])
+    assert check_inputs(path, tmp_path, sets).exact

@@ -29,6 +29,9 @@ struct tinyaot_mean_f32_params {
 };
 
 void tinyaot_mean_s8(const struct tinyaot_mean_s8_params *p, const int8_t *input, int8_t *output);
+/* int16 (int16x8) takes the int8 params: TFLM runs the same int32 steps on it. */
+void tinyaot_mean_s16(const struct tinyaot_mean_s8_params *p, const int16_t *input,
+		      int16_t *output);
 void tinyaot_mean_f32(const struct tinyaot_mean_f32_params *p, const float *input, float *output);
 
 #endif /* TINYAOT_MEAN_H_ */

@@ -1,6 +1,7 @@
-"""MEAN over constant axes: int8 and float32, any axes of a tensor of rank <= 4 once merged.
+"""MEAN over constant axes: int8, int16 and float32, any axes of a tensor of rank <= 4 once
+merged.
 
-TFLM computes every int8 MEAN with QuantizedMeanOrSum (there is no separate 4-D
+TFLM computes every int8 and int16 MEAN with QuantizedMeanOrSum (there is no separate 4-D
 path any more): an int32 sum, minus zero point times count, then one
 MultiplyByQuantizedMultiplier whose multiplier has 1/count folded in. The float
 path sums in input order and divides by the count.
@@ -115,15 +116,14 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "shift": shift,
         "output_offset": out.zero_point,
     }
-    return KernelCall(
-        "tinyaot_mean_s8", "tinyaot/mean.h", "struct tinyaot_mean_s8_params", params, args
-    )
+    function = "tinyaot_mean_s16" if dtype == DType.INT16 else "tinyaot_mean_s8"
+    return KernelCall(function, "tinyaot/mean.h", "struct tinyaot_mean_s8_params", params, args)
 
 
 OP = OpDef(
     "MEAN",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
-    "constant axes, keep_dims either way; int8 rescales to the output's quantisation",
+    "constant axes, keep_dims either way; int8 and int16 rescale to the output's quantisation",
     inputs=(2, 2),
 )
