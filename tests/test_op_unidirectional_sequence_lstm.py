@@ -35,8 +35,10 @@ def lstm_model(int8: bool) -> bytes:
     import tf_keras
 
     tf_keras.utils.set_random_seed(3)
-    shapes = [[2, 5, 4], [5, 2, 4]]
-    xs = [tf_keras.Input(batch_shape=s) for s in shapes]
+    # Calibration samples go by input name: as a list, the calibrator's order of the inputs
+    # changed once another test had converted a model in the same process.
+    named = [("a", [2, 5, 4]), ("b", [5, 2, 4])]
+    xs = [tf_keras.Input(batch_shape=s, name=n) for n, s in named]
     y = tf_keras.layers.LSTM(6, return_sequences=True)(xs[0])
     y = tf_keras.layers.LSTM(3, return_sequences=True)(y)
     z = tf_keras.layers.LSTM(6, return_sequences=True, time_major=True)(xs[1])
@@ -46,7 +48,7 @@ def lstm_model(int8: bool) -> bytes:
 
         def representative() -> object:
             for _ in range(64):
-                yield [rng.uniform(-1.0, 1.0, size=s).astype(np.float32) for s in shapes]
+                yield {n: rng.uniform(-1.0, 1.0, size=s).astype(np.float32) for n, s in named}
 
         converter.optimizations = [tf.lite.Optimize.DEFAULT]
         converter.representative_dataset = representative
