@@ -27,13 +27,11 @@ def test_gate_names_unrun_kernels_and_low_lines(tmp_path):
     src = crt_coverage.CRT_SRC
     expf, relu = crt_coverage.gather(tmp_path / "obj", [src / "expf.c", src / "relu.c"])
     assert expf.unrun == [] and expf.hit > 0
-    assert relu.hit == 0 and relu.unrun == ["tinyaot_relu_s8", "tinyaot_relu_f32"]
+    kernels = ["tinyaot_relu_s8", "tinyaot_relu_f32", "tinyaot_leaky_relu_s16"]
+    assert relu.hit == 0 and relu.unrun == kernels
     found = crt_coverage.problems([expf, relu])
-    assert found[:2] == [
-        "relu.c: tinyaot_relu_s8() never executed",
-        "relu.c: tinyaot_relu_f32() never executed",
-    ]
-    assert found[2].startswith("line coverage") and len(found) == 3
+    assert found[:3] == [f"relu.c: {k}() never executed" for k in kernels]
+    assert found[3].startswith("line coverage") and len(found) == 4
     # expf.c alone: every function ran, but x = 1 skips the overflow and underflow returns.
     percent = 100.0 * expf.hit / expf.lines
     assert 50 < percent < 100

@@ -207,7 +207,8 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
             ),
             float32=True,
         ),
-        "op 0 (FULLY_CONNECTED), tensor 1 'weights': the weights must be float32 like the input",
+        # Hybrid weights carry a scale: without one they are refused, not read as scale 1.
+        "op 0 (FULLY_CONNECTED), tensor 1 'weights': int8 tensor has no quantisation parameters",
     ),
     "nan_weights": (
         fc(
