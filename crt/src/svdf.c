@@ -32,12 +32,15 @@
                                                                                                    \
 			for (int32_t r = 0; r < p->rank; r++) {                                    \
 				const int32_t f = u * p->rank + r;                                 \
-				int32_t dot = 0;                                                   \
+				uint32_t dot = 0;                                                  \
                                                                                                    \
+				/* int16 states sum past int32 on loud inputs; TFLM's int32        \
+				 * sums wrap on every target, so these do too. */                  \
 				for (int32_t j = 0; j < memory; j++) {                             \
-					dot += weights_time[f * memory + j] * st[f * memory + j];  \
+					dot += (uint32_t)(weights_time[f * memory + j] *           \
+							  st[f * memory + j]);                     \
 				}                                                                  \
-				acc += dot;                                                        \
+				acc = (int32_t)((uint32_t)acc + dot);                              \
 			}                                                                          \
 			acc = tinyaot_mbqm(acc, p->mult2, p->shift2) + p->output_zero_point;       \
 			output[b * units + u] = (int8_t)tinyaot_clamp_i32(acc, -128, 127);         \
