@@ -130,20 +130,25 @@ static void tinyaot_kf_bfly4(const int16_t *tw, int16_t *f, int32_t fstride, int
 }
 
 /* kf_work: the DFT of radix * m points as radix DFTs of m points over the input decimated by
- * radix, then one butterfly stage; the recursion is as deep as the FFT has radices.
+ * radix, then one butterfly stage; the recursion is as deep as the FFT has radices. The input
+ * is read from `pos` of the row in steps; past its `length` samples it reads as zero, the
+ * padding to fft_length, so the row needs no padded copy.
  */
 static void tinyaot_kf_work(const struct tinyaot_signal_rfft_s16_params *p, int16_t *out,
-			    const int16_t *in, int32_t fstride, const int32_t *factors)
+			    const int16_t *row, int32_t length, int32_t pos, int32_t fstride,
+			    const int32_t *factors)
 {
 	const int32_t radix = factors[0];
 	const int32_t m = factors[1];
 
 	for (int32_t k = 0; k < radix; k++) {
+		const int32_t at = pos + 2 * k * fstride;
+
 		if (m == 1) {
-			out[2 * k] = in[2 * k * fstride];
-			out[2 * k + 1] = in[2 * k * fstride + 1];
+			out[2 * k] = at < length ? row[at] : 0;
+			out[2 * k + 1] = at + 1 < length ? row[at + 1] : 0;
 		} else {
-			tinyaot_kf_work(p, &out[2 * k * m], &in[2 * k * fstride], fstride * radix,
+			tinyaot_kf_work(p, &out[2 * k * m], row, length, at, fstride * radix,
 					factors + 2);
 		}
 	}
@@ -154,23 +159,26 @@ static void tinyaot_kf_work(const struct tinyaot_signal_rfft_s16_params *p, int1
 	}
 }
 
-static void tinyaot_kf_fftr(const struct tinyaot_signal_rfft_s16_params *p, const int16_t *time,
-			    int16_t *tmp, int16_t *freq)
+/* The complex FFT's n values fill the first 2n of the output's 2n + 2, where the split into
+ * the real spectrum then runs in place: step k reads entries k and n - k and writes only those.
+ */
+static void tinyaot_kf_fftr(const struct tinyaot_signal_rfft_s16_params *p, const int16_t *row,
+			    int16_t *freq)
 {
 	const int32_t n = p->fft_length / 2;
 	int16_t dc[2];
 
-	tinyaot_kf_work(p, tmp, time, 1, p->factors);
-	dc[0] = tmp[0];
-	dc[1] = tmp[1];
+	tinyaot_kf_work(p, freq, row, p->input_length, 0, 1, p->factors);
+	dc[0] = freq[0];
+	dc[1] = freq[1];
 	tinyaot_kf_fixdiv(dc, 2);
 	freq[0] = (int16_t)(dc[0] + dc[1]);
 	freq[2 * n] = (int16_t)(dc[0] - dc[1]);
 	freq[1] = 0;
 	freq[2 * n + 1] = 0;
 	for (int32_t k = 1; k <= n / 2; k++) {
-		int16_t fpk[2] = {tmp[2 * k], tmp[2 * k + 1]};
-		int16_t fpnk[2] = {tmp[2 * (n - k)], (int16_t)-tmp[2 * (n - k) + 1]};
+		int16_t fpk[2] = {freq[2 * k], freq[2 * k + 1]};
+		int16_t fpnk[2] = {freq[2 * (n - k)], (int16_t)-freq[2 * (n - k) + 1]};
 		int16_t f1k[2], f2k[2], tw[2];
 
 		tinyaot_kf_fixdiv(fpk, 2);
@@ -188,18 +196,10 @@ static void tinyaot_kf_fftr(const struct tinyaot_signal_rfft_s16_params *p, cons
 }
 
 void tinyaot_signal_rfft_s16(const struct tinyaot_signal_rfft_s16_params *p, const int16_t *input,
-			     int16_t *output, int16_t *scratch)
+			     int16_t *output)
 {
-	int16_t *padded = scratch;
-	int16_t *tmp = scratch + p->fft_length;
-
 	for (int32_t b = 0; b < p->batches; b++) {
-		const int16_t *in = &input[b * p->input_length];
-
-		for (int32_t i = 0; i < p->fft_length; i++) {
-			padded[i] = i < p->input_length ? in[i] : 0;
-		}
-		tinyaot_kf_fftr(p, padded, tmp, &output[2 * b * p->output_stride]);
+		tinyaot_kf_fftr(p, &input[b * p->input_length], &output[2 * b * p->output_stride]);
 	}
 }
 

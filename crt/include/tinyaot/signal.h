@@ -48,9 +48,8 @@ struct tinyaot_signal_rfft_s16_params {
 	const int16_t *super_twiddles; /* fft_length / 4 complex */
 };
 
-/* scratch: 2 * fft_length int16 (the padded input, then the complex FFT's output). */
 void tinyaot_signal_rfft_s16(const struct tinyaot_signal_rfft_s16_params *p, const int16_t *input,
-			     int16_t *output, int16_t *scratch);
+			     int16_t *output);
 
 struct tinyaot_signal_energy_params {
 	int32_t size; /* complex values in, uint32 out */

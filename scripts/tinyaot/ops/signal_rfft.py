@@ -14,7 +14,7 @@ import math
 
 import numpy as np
 
-from ..ir import DType, Graph, Op, Tensor
+from ..ir import DType, Graph, Op
 from ..lowering import ConstArray, KernelCall, OpDef, TensorArg, op_error
 from . import signal_common as sc
 
@@ -59,16 +59,6 @@ def super_twiddles(n: int) -> np.ndarray:
     return _cexp([-3.14159265358979323846264338327 * ((i + 1) / n + 0.5) for i in range(n // 2)])
 
 
-def _scratch(graph: Graph, op: Op, count: int) -> int:
-    """An int16 tensor only this op uses: the padded row, then the complex FFT's output."""
-    name = f"SignalRfft scratch (op {op.index})"
-    for t in graph.tensors:
-        if t.name == name and t.num_elements == count:
-            return t.index
-    graph.tensors.append(Tensor(len(graph.tensors), name, DType.INT16, (count,)))
-    return len(graph.tensors) - 1
-
-
 def lower(graph: Graph, op: Op) -> KernelCall:
     inp, out = (graph.tensor(op.inputs[0]), graph.tensors[op.outputs[0]])
     opts = sc.options(graph, op, "T", "fft_length")
@@ -89,7 +79,6 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             graph, op, f"the output must hold {n // 2 + 1} complex values per row", out.index
         )
     half = n // 2
-    scratch = _scratch(graph, op, 2 * n)
     params = {
         "batches": batches,
         "input_length": length,
@@ -107,7 +96,6 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         [
             TensorArg(inp.index),
             TensorArg(out.index, writable=True),
-            TensorArg(scratch, writable=True),
         ],
     )
 
