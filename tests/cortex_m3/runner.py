@@ -17,11 +17,13 @@ harness from the link map; extra_cflags=["-DTINYAOT_PROFILE"] adds per-op ticks
 
 from __future__ import annotations
 
+import atexit
 import os
 import re
 import shutil
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -279,9 +281,7 @@ def write_inputs_c(path: Path, inputs: Sequence[Sequence[bytes]]) -> None:
     path.write_text("\n".join(lines))
 
 
-def _compile_flags(
-    model_dir: Path, name: str, opt: str, cpu: str, extra_cflags: Sequence[str]
-) -> list[str]:
+def _runtime_flags(opt: str, cpu: str, extra_cflags: Sequence[str]) -> list[str]:
     return [
         f"-mcpu={cpu}",
         "-mfloat-abi=soft",
@@ -296,12 +296,20 @@ def _compile_flags(
         # Debug info costs no flash and lets addr2line resolve a fault's pc.
         "-g",
         "-I",
-        str(model_dir),
-        "-I",
         str(CRT_INCLUDE),
+        *extra_cflags,
+    ]
+
+
+def _compile_flags(
+    model_dir: Path, name: str, opt: str, cpu: str, extra_cflags: Sequence[str]
+) -> list[str]:
+    return [
+        *_runtime_flags(opt, cpu, extra_cflags),
+        "-I",
+        str(model_dir),
         f'-DMODEL_HEADER="{name}.h"',
         f"-DMODEL_PREFIX={name}",
-        *extra_cflags,
     ]
 
 
@@ -361,12 +369,19 @@ def compile_sources(
     # flash_split() relies on these prefixes to tell the three apart.
     sources = [
         *((p, f"{MODEL_OBJECT_PREFIX}{p.stem}") for p in sorted(model_dir.glob("*.c"))),
-        *((p, f"{CRT_OBJECT_PREFIX}{p.stem}") for p in crt),
         (HARNESS_DIR / "main.c", "harness_main"),
         (HARNESS_DIR / "startup.c", "harness_startup"),
         (inputs_c, "harness_inputs"),
     ]
     cflags = _compile_flags(model_dir, name, opt, cpu, extra_cflags)
+    runtime = _runtime_objects(crt, _runtime_flags(opt, cpu, extra_cflags), jobs)
+    objects = _compile(sources, cflags, objdir, jobs)
+    return Objects(workdir, name, opt, [*objects[:-3], *runtime, *objects[-3:]], cpu)
+
+
+def _compile(
+    sources: Sequence[tuple[Path, str]], cflags: Sequence[str], objdir: Path, jobs: int | None
+) -> list[Path]:
     commands = [
         [GCC, *cflags, "-c", str(src), "-o", str(objdir / f"{stem}.o")] for src, stem in sources
     ]
@@ -384,7 +399,27 @@ def compile_sources(
         cmd, _ = failures[0]
         output = "\n".join(f"--- {c[-3]}\n{p.stdout}{p.stderr}" for c, p in failures)
         raise BuildError(f"compiling failed for {len(failures)} file(s)", cmd, output)
-    return Objects(workdir, name, opt, [objdir / f"{stem}.o" for _, stem in sources], cpu)
+    return [objdir / f"{stem}.o" for _, stem in sources]
+
+
+# The runtime's objects by flags and sources: they do not depend on the model, so a test
+# that builds many firmwares compiles them once (crt/src at -O2 is most of a build's time).
+_RUNTIME_CACHE: dict[tuple, list[Path]] = {}
+_RUNTIME_LOCKS: dict[tuple, threading.Lock] = {}
+_RUNTIME_GUARD = threading.Lock()
+
+
+def _runtime_objects(crt: Sequence[Path], cflags: Sequence[str], jobs: int | None) -> list[Path]:
+    key = (tuple(cflags), tuple((str(p), p.stat().st_mtime_ns) for p in crt))
+    with _RUNTIME_GUARD:
+        lock = _RUNTIME_LOCKS.setdefault(key, threading.Lock())
+    with lock:
+        if key not in _RUNTIME_CACHE:
+            objdir = Path(tempfile.mkdtemp(prefix="tinyaot-m3-crt-"))
+            atexit.register(shutil.rmtree, objdir, True)
+            sources = [(p, f"{CRT_OBJECT_PREFIX}{p.stem}") for p in crt]
+            _RUNTIME_CACHE[key] = _compile(sources, cflags, objdir, jobs)
+        return _RUNTIME_CACHE[key]
 
 
 def link(objects: Objects, board: str = "lm3s6965evb", extra_ldflags: Sequence[str] = ()) -> Path:
