@@ -296,6 +296,27 @@ def test_views_and_zeros_like(int8, tmp_path):
         assert check_against_tflm(path, tmp_path, sets=2).exact
 
 
+def test_model_of_views_only(tmp_path):
+    """x [2, 1, 3] -> SQUEEZE -> EXPAND_DIMS(axis -1) -> [2, 3, 1]: no op has a kernel call,
+    and the body that is left still builds warning-free and gives TFLite Micro's bytes."""
+    q = ([INT8_QUANT[0]], [INT8_QUANT[1]])
+    tensors = [
+        tb.Tensor("x", [2, 1, 3], tb.INT8, 0, *q),
+        tb.Tensor("squeezed", [2, 3], tb.INT8, 0, *q),
+        tb.Tensor("axis", [], tb.INT32, 1),
+        tb.Tensor("expanded", [2, 3, 1], tb.INT8, 0, *q),
+    ]
+    ops = [tb.Operator(0, [0], [1]), tb.Operator(1, [1, 2], [3])]
+    model = tb.Model(
+        subgraphs=[tb.SubGraph(tensors, ops, inputs=[0], outputs=[3])],
+        opcodes=[tb.OpCode(tb.OPS.SQUEEZE), tb.OpCode(tb.OPS.EXPAND_DIMS)],
+        buffers=[tb.Buffer(), tb.Buffer(tb.int32_bytes([-1]))],
+    )
+    path = write_model(tb.build(model), tmp_path)
+    assert compile_graph(load(path), Options("m"), "m.tflite").steps == []
+    assert check_against_tflm(path, tmp_path, sets=2).exact
+
+
 @pytest.mark.parametrize("which", ["slicing", "layout"])
 def test_folds_match_tflm(slicing_models, layout_models, which):
     """Every op folded at compile time (constant data) gives TFLM's outputs."""
