@@ -13,9 +13,7 @@ from pathlib import Path
 import corpus
 
 # model file stem -> the start of the compiler's error for it (after "error: ").
-UNSUPPORTED: dict[str, str] = {
-    "ambiq_nnid_int16x8": "tensor 8 'sequential/lstm/zeros' has a quantisation scale",
-}
+UNSUPPORTED: dict[str, str] = {}
 
 
 def supported_paths() -> list[Path]:

@@ -221,6 +221,21 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
         fc(lambda m, sg: setattrs(sg.tensors[3], scale=[-0.5])),
         "tensor 3 'output' has a quantisation scale that is not a positive number",
     ),
+    # Scale 0 is taken only on a constant that is all zero point (as the converter writes a
+    # zero constant); weights of other values, or an activation, would mean nothing.
+    "scale_zero_output": (
+        fc(lambda m, sg: setattrs(sg.tensors[3], scale=[0.0])),
+        "tensor 3 'output' has a quantisation scale that is not a positive number",
+    ),
+    "scale_zero_weights": (
+        fc(
+            lambda m, sg: (
+                setattrs(sg.tensors[1], scale=[0.0]),
+                setattrs(m.buffers[1], data=bytes(31) + b"\x01"),
+            )
+        ),
+        "tensor 1 'weights' has a quantisation scale that is not a positive number",
+    ),
     "zero_point_out_of_range": (
         fc(lambda m, sg: setattrs(sg.tensors[0], zero_point=[200])),
         "tensor 0 'input' has zero point 200, outside the range of int8",

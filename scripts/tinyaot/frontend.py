@@ -15,6 +15,8 @@ from tflite.utils import BUILTIN_OPCODE2NAME
 from .errors import CompileError
 from .ir import DType, Graph, Op, Quant, Tensor
 
+_BAD_SCALE = "{} has a quantisation scale that is not a positive number"
+
 _TFLITE_DTYPES = {
     tflite.TensorType.FLOAT32: DType.FLOAT32,
     tflite.TensorType.INT8: DType.INT8,
@@ -193,6 +195,13 @@ class _Reader:
             return tensor
         tensor.quant = self._quant(t, where)
         tensor.data = self._buffer(t.Buffer(), tensor, where)
+        if tensor.quant is not None and 0.0 in tensor.quant.scales:
+            # The converter quantises a constant of zeros (an LSTM's initial state) with scale
+            # 0: it is its zero point in any scale, and TFLite Micro's Prepare takes the 0 to a
+            # multiplier of 0. Any other tensor needs a positive scale to mean something.
+            zero = np.array(tensor.quant.zero_points).reshape(-1)
+            if tensor.data is None or len(zero) != 1 or np.any(tensor.data != zero[0]):
+                raise CompileError(_BAD_SCALE.format(where))
         if t.IsVariable():
             # TFLite Micro never reads a variable tensor's buffer: it fills the tensor with its
             # zero point (int8) or zeros when it allocates and resets it.
@@ -218,8 +227,8 @@ class _Reader:
         )
         if len(zps) != len(scales):
             raise CompileError(f"{where} has {len(scales)} scales but {len(zps)} zero points")
-        if not all(np.isfinite(s) and s > 0 for s in scales):
-            raise CompileError(f"{where} has a quantisation scale that is not a positive number")
+        if not all(np.isfinite(s) and s >= 0 for s in scales):
+            raise CompileError(_BAD_SCALE.format(where))
         # Zero points are emitted as integers of the tensor's type (int32 for float and bool).
         dtype = _TFLITE_DTYPES.get(t.Type(), DType.INT32)
         limits = np.iinfo(dtype.numpy if dtype.numpy.kind in "iu" else np.int32)
