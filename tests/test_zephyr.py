@@ -223,6 +223,7 @@ def test_sample_models_are_the_shared_ones():
         "kws/model/kws.tflite": "mlperf_tiny_kws_dscnn_int8.tflite",
         "shared_arena/model/kws.tflite": "mlperf_tiny_kws_dscnn_int8.tflite",
         "shared_arena/model/micro_speech.tflite": "tflm_micro_speech_int8.tflite",
+        "streaming/model/vad.tflite": "mww_vad_int8.tflite",
     }
     for copy, original in copies.items():
         assert filecmp.cmp(REPO / "samples" / copy, MODELS / original, shallow=False), copy
