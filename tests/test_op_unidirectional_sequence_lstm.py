@@ -1,7 +1,8 @@
-"""UNIDIRECTIONAL_SEQUENCE_LSTM (int8 with an int16 cell state, float32): Keras LSTMs through
-the TFLite converter, batch major (two stacked layers) and time major in one model, six
-invocations compared with TFLite Micro's one by one, the states carried between them in the
-state buffer; reset gives the first results again, and two instances keep their own states."""
+"""UNIDIRECTIONAL_SEQUENCE_LSTM (int8 and int16x8 with an int16 cell state, float32): Keras
+LSTMs through the TFLite converter, batch major (two stacked layers) and time major in one
+model, six invocations compared with TFLite Micro's one by one, the states carried between
+them in the state buffer; reset gives the first results again, and two instances keep their
+own states."""
 
 from __future__ import annotations
 
@@ -27,10 +28,10 @@ OP = "UNIDIRECTIONAL_SEQUENCE_LSTM"
 
 
 @functools.cache
-def lstm_model(int8: bool) -> bytes:
+def converted(dtype: str) -> bytes:
     """Two inputs, one build: [2, 5, 4] batch major -> LSTM 6 -> LSTM 3, and [5, 2, 4] time
     major -> LSTM 6, every step returned. Keras 2 (tf_keras): only its LSTM converts to the
-    fused op."""
+    fused op. int16: int16x8 with int32 biases, as the converter writes them."""
     import tensorflow as tf
     import tf_keras
 
@@ -42,20 +43,70 @@ def lstm_model(int8: bool) -> bytes:
     y = tf_keras.layers.LSTM(6, return_sequences=True)(xs[0])
     y = tf_keras.layers.LSTM(3, return_sequences=True)(y)
     z = tf_keras.layers.LSTM(6, return_sequences=True, time_major=True)(xs[1])
-    converter = tf.lite.TFLiteConverter.from_keras_model(tf_keras.Model(xs, [y, z]))
-    if int8:
-        rng = np.random.default_rng(0)
+    model = tf_keras.Model(xs, [y, z])
+    if dtype == "int16":
+        # Biases of many values, not Keras's zeros and ones, for the int64 sums to carry.
+        rng = np.random.default_rng(1)
+        for layer in [k for k in model.layers if isinstance(k, tf_keras.layers.LSTM)]:
+            weights = layer.get_weights()
+            weights[2] = rng.uniform(-0.5, 0.5, weights[2].shape).astype(np.float32)
+            layer.set_weights(weights)
+    converter = tf.lite.TFLiteConverter.from_keras_model(model)
+    if dtype == "float32":
+        return converter.convert()
+    rng = np.random.default_rng(0)
 
-        def representative() -> object:
-            for _ in range(64):
-                yield {n: rng.uniform(-1.0, 1.0, size=s).astype(np.float32) for n, s in named}
+    def representative() -> object:
+        for _ in range(64):
+            yield {n: rng.uniform(-1.0, 1.0, size=s).astype(np.float32) for n, s in named}
 
-        converter.optimizations = [tf.lite.Optimize.DEFAULT]
-        converter.representative_dataset = representative
+    converter.optimizations = [tf.lite.Optimize.DEFAULT]
+    converter.representative_dataset = representative
+    if dtype == "int8":
         converter.target_spec.supported_ops = [tf.lite.OpsSet.TFLITE_BUILTINS_INT8]
         converter.inference_input_type = tf.int8
         converter.inference_output_type = tf.int8
-    return converter.convert()
+        return converter.convert()
+    # The 16x8 mode quantises with the converter's old quantiser, which refuses this op
+    # ("Quantization to 16x8-bit not yet supported"); its MLIR quantiser takes it at int16.
+    from tensorflow.lite.python import convert
+    from tensorflow.lite.toco import types_pb2
+
+    int16x8 = tf.lite.OpsSet.EXPERIMENTAL_TFLITE_BUILTINS_ACTIVATIONS_INT16_WEIGHTS_INT8
+    converter.target_spec.supported_ops = [int16x8]
+    converter._experimental_calibrate_only = True
+    return convert.mlir_quantize(
+        converter.convert(),
+        fully_quantize=True,
+        inference_type=types_pb2.QUANTIZED_INT16,
+        input_data_type=tf.int16,
+        output_data_type=tf.int16,
+    )
+
+
+def widen_biases(model: bytes) -> bytes:
+    """The LSTMs' int32 biases as int64 of the same values, each in a buffer of its own:
+    TFLite Micro reads int16x8 biases as int64 (the MLIR quantiser writes int32)."""
+    from tensorflow.lite.python import schema_py_generated as schema
+    from tensorflow.lite.tools import flatbuffer_utils
+
+    obj = flatbuffer_utils.convert_bytearray_to_object(bytearray(model))
+    sg = obj.subgraphs[0]
+    for op in sg.operators:
+        for slot in (12, 13, 14, 15):
+            t = sg.tensors[op.inputs[slot]]
+            if t.type == schema.TensorType.INT32:
+                values = np.frombuffer(bytes(obj.buffers[t.buffer].data), "<i4")
+                buffer = schema.BufferT()
+                buffer.data = values.astype("<i8").view(np.uint8)
+                obj.buffers.append(buffer)
+                t.buffer, t.type = len(obj.buffers) - 1, schema.TensorType.INT64
+    return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
+
+
+def lstm_model(dtype: str) -> bytes:
+    model = converted(dtype)
+    return widen_biases(model) if dtype == "int16" else model
 
 
 def check_sequence(raw: bytes, want: list[list[np.ndarray]]) -> None:
@@ -68,12 +119,16 @@ def check_sequence(raw: bytes, want: list[list[np.ndarray]]) -> None:
             assert g.tobytes() == w.tobytes(), f"invocation {k}: {g.ravel()} != {w.ravel()}"
 
 
-@pytest.mark.parametrize("dtype", ["int8", "float32"])
+@pytest.mark.parametrize("dtype", ["int8", "int16", "float32"])
 def test_lstm_sequence_matches_tflm(dtype, tmp_path, runtime):
     path = tmp_path / "lstm.tflite"
-    path.write_bytes(lstm_model(dtype == "int8"))
+    path.write_bytes(lstm_model(dtype))
     graph = opcheck.load(path)
     assert [op.kind for op in graph.ops] == [OP] * 3
+    assert {graph.tensor(op.inputs[0]).dtype.short for op in graph.ops} == {dtype}
+    if dtype == "int16":
+        biases = {graph.tensor(i).dtype.short for op in graph.ops for i in op.inputs[12:16]}
+        assert biases == {"int64"}
     assert sorted(bool(op.options["TimeMajor"]) for op in graph.ops) == [False, False, True]
     exe = build(tmp_path, runtime, path)
     inputs = sequence(path, STEPS, 5)
@@ -81,7 +136,7 @@ def test_lstm_sequence_matches_tflm(dtype, tmp_path, runtime):
     want = tflm_sequence(path, inputs)
     for k in range(2):
         assert want[0][k].tobytes() != want[1][k].tobytes(), "a state does not reach its output"
-        if dtype == "int8":
+        if dtype != "float32":
             assert len(np.unique(np.concatenate([w[k].ravel() for w in want]))) > 20
     check_sequence(run(exe, "invoke", STEPS, inputs), want)
     check_sequence(run(exe, "reset", 2 * STEPS, inputs + inputs), want + want)
@@ -95,13 +150,13 @@ def test_lstm_sequence_matches_tflm(dtype, tmp_path, runtime):
     )
     # Every layer's hidden and cell states are in the state buffer, not the arena.
     header = (tmp_path / "m" / "m.h").read_text()
-    hidden, cell = (1, 2) if dtype == "int8" else (4, 4)
+    hidden, cell = {"int8": (1, 2), "int16": (2, 2), "float32": (4, 4)}[dtype]
     state = sum(-(-2 * u * (hidden + cell) // 4) * 4 for u in (6, 3, 6))
     assert int(header.split("M_STATE_SIZE")[1].split()[0]) >= state
 
 
 def test_lstm_int8_cell_state_is_refused(tmp_path: Path):
-    model = lstm_model(True)
+    model = lstm_model("int8")
     path = tmp_path / "lstm.tflite"
     path.write_bytes(model)
     cell = opcheck.load(path).ops[0].inputs[19]
@@ -111,6 +166,17 @@ def test_lstm_int8_cell_state_is_refused(tmp_path: Path):
     assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
     assert f"op 0 ({OP}), tensor {cell} " in done.stderr
     assert "the cell state must be int16" in done.stderr
+
+
+def test_lstm_int16_with_int32_biases_is_refused(tmp_path: Path):
+    """TFLite Micro would read the int32 biases as int64, past their end."""
+    path = tmp_path / "lstm.tflite"
+    path.write_bytes(converted("int16"))
+    bias = opcheck.load(path).ops[0].inputs[12]
+    done = tinyaot("compile", str(path), "--name", "m", "--output-dir", str(tmp_path / "o"))
+    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+    assert f"op 0 ({OP}), tensor {bias} " in done.stderr
+    assert "input 12 must be a constant int64 tensor" in done.stderr
 
 
 def tflm_tanh16(x: np.ndarray, scale: float) -> np.ndarray:

@@ -1,5 +1,6 @@
-/* TFLite Micro's LstmStep, in its order: per gate an input and a recurrent product (each
- * requantised to int16 and saturated, then added with saturation) and its activation; the
+/* TFLite Micro's LstmStep, in its order (int8 and int16x8 through one body, as its templates
+ * share it): per gate an input and a recurrent product (each requantised to int16 and
+ * saturated, then added with saturation) and its activation; the
  * cell state forget x cell + input x cell gate, clipped; the hidden state tanh(cell) x output
  * gate; the output a copy of the hidden state. The int16 sigmoid and tanh are those of the
  * int16 LOGISTIC and TANH (logistic.c). The float path keeps TFLite's summation order and
@@ -25,10 +26,31 @@ static int16_t tinyaot_lstm_sat16(int32_t x)
 	return (int16_t)tinyaot_clamp_i32(x, INT16_MIN, INT16_MAX);
 }
 
+/* An int8 activation or, wide (int16x8), an int16 one; wide is a constant in each caller. */
+static inline int32_t tinyaot_lstm_act(const void *a, int32_t i, int wide)
+{
+	return wide ? ((const int16_t *)a)[i] : ((const int8_t *)a)[i];
+}
+
+/* One product's sum. TFLite Micro sums in its bias type: int32 for int8, int64 for int16x8;
+ * the int8 caller narrows the sum, which gives the int32 sum's bits.
+ */
+static inline int64_t tinyaot_lstm_dot(const int8_t *w, const void *a, int32_t at, int32_t n,
+				       int32_t zero_point, int wide)
+{
+	int64_t acc = 0;
+
+	for (int32_t d = 0; d < n; d++) {
+		acc += w[d] * (tinyaot_lstm_act(a, at + d, wide) - zero_point);
+	}
+	return acc;
+}
+
 /* One gate for every row: the two products requantised and added, then its activation. */
-static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t g, const int8_t *x,
-				 const int8_t *h, const int8_t *input_weights,
-				 const int8_t *recurrent_weights, const int32_t *bias, int16_t *out)
+static inline void tinyaot_lstm_gate_q(const struct tinyaot_lstm_s8_params *p, int wide, int32_t g,
+				       const void *x, const void *h, const int8_t *input_weights,
+				       const int8_t *recurrent_weights, const void *bias,
+				       int16_t *out)
 {
 	const int32_t n = p->input_size, units = p->units;
 	const int8_t *wi = input_weights + g * units * n;
@@ -36,20 +58,20 @@ static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t
 
 	for (int32_t r = 0; r < p->rows; r++) {
 		for (int32_t u = 0; u < units; u++) {
-			int32_t acc = bias[g * units + u];
-			int32_t rec = 0;
-
-			for (int32_t d = 0; d < n; d++) {
-				acc += wi[u * n + d] * (x[r * n + d] - p->input_zero_point);
-			}
-			for (int32_t d = 0; d < units; d++) {
-				rec += wr[u * units + d] *
-				       (h[r * units + d] - p->hidden_zero_point);
-			}
+			const int32_t k = g * units + u;
+			const int64_t acc = tinyaot_lstm_dot(wi + u * n, x, r * n, n,
+							     p->input_zero_point, wide);
+			const int64_t rec = tinyaot_lstm_dot(wr + u * units, h, r * units, units,
+							     p->hidden_zero_point, wide);
+			const int32_t mi = p->input_mult[g], si = p->input_shift[g];
+			const int32_t mr = p->recurrent_mult[g], sr = p->recurrent_shift[g];
 			const int32_t a = tinyaot_lstm_sat16(
-				tinyaot_mbqm(acc, p->input_mult[g], p->input_shift[g]));
-			const int32_t b = tinyaot_lstm_sat16(
-				tinyaot_mbqm(rec, p->recurrent_mult[g], p->recurrent_shift[g]));
+				wide ? tinyaot_mbqm64(acc + ((const int64_t *)bias)[k], mi, si)
+				     : tinyaot_mbqm((int32_t)acc + ((const int32_t *)bias)[k], mi,
+						    si));
+			const int32_t b =
+				tinyaot_lstm_sat16(wide ? tinyaot_mbqm64(rec, mr, sr)
+							: tinyaot_mbqm((int32_t)rec, mr, sr));
 			const int32_t sum = tinyaot_lstm_sat16(a + b);
 
 			/* The cell gate's tanh reads Q3.12 as the gates do: x 3, no shift. */
@@ -59,28 +81,34 @@ static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t
 	}
 }
 
-void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input,
-		     const int8_t *input_weights, const int8_t *recurrent_weights,
-		     const int32_t *bias, int8_t *hidden, int16_t *cell, int8_t *output,
-		     int16_t *scratch)
+/* TFLite Micro's LstmStep for int8 and (wide) int16 activations: the same int16 cell and
+ * gates, the hidden state clamped to the activation type.
+ */
+static inline void tinyaot_lstm_q(const struct tinyaot_lstm_s8_params *p, int wide,
+				  const void *input, const int8_t *input_weights,
+				  const int8_t *recurrent_weights, const void *bias, void *hidden,
+				  int16_t *cell, void *output, int16_t *scratch)
 {
 	const int32_t size = p->rows * p->units;
+	const size_t bytes = wide ? sizeof(int16_t) : sizeof(int8_t);
+	const int32_t lo = wide ? INT16_MIN : INT8_MIN, hi = wide ? INT16_MAX : INT8_MAX;
 	int16_t *forget = scratch, *gate = scratch + size, *cell_gate = scratch + 2 * size;
 
 	for (int32_t s = 0; s < p->sequences; s++) {
-		int8_t *h = hidden + s * size;
+		char *h = (char *)hidden + (size_t)(s * size) * bytes;
 		int16_t *c = cell + s * size;
 
 		for (int32_t t = 0; t < p->time_steps; t++) {
 			const int32_t step = s * p->time_steps + t;
-			const int8_t *x = input + step * p->rows * p->input_size;
+			const void *x = (const char *)input +
+					(size_t)(step * p->rows * p->input_size) * bytes;
 
-			tinyaot_lstm_gate_s8(p, TINYAOT_LSTM_FORGET, x, h, input_weights,
-					     recurrent_weights, bias, forget);
-			tinyaot_lstm_gate_s8(p, TINYAOT_LSTM_INPUT, x, h, input_weights,
-					     recurrent_weights, bias, gate);
-			tinyaot_lstm_gate_s8(p, TINYAOT_LSTM_CELL, x, h, input_weights,
-					     recurrent_weights, bias, cell_gate);
+			tinyaot_lstm_gate_q(p, wide, TINYAOT_LSTM_FORGET, x, h, input_weights,
+					    recurrent_weights, bias, forget);
+			tinyaot_lstm_gate_q(p, wide, TINYAOT_LSTM_INPUT, x, h, input_weights,
+					    recurrent_weights, bias, gate);
+			tinyaot_lstm_gate_q(p, wide, TINYAOT_LSTM_CELL, x, h, input_weights,
+					    recurrent_weights, bias, cell_gate);
 			for (int32_t i = 0; i < size; i++) {
 				const int32_t kept = tinyaot_lstm_sat16(tinyaot_mbqm(
 					forget[i] * c[i], p->forget_mult, p->forget_shift));
@@ -94,20 +122,45 @@ void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input
 				c[i] = (int16_t)v;
 			}
 			/* The output gate reads the hidden state before it changes. */
-			tinyaot_lstm_gate_s8(p, TINYAOT_LSTM_OUTPUT, x, h, input_weights,
-					     recurrent_weights, bias, gate);
+			tinyaot_lstm_gate_q(p, wide, TINYAOT_LSTM_OUTPUT, x, h, input_weights,
+					    recurrent_weights, bias, gate);
 			for (int32_t i = 0; i < size; i++) {
 				const int32_t th = tinyaot_tanh16(tinyaot_act16_input(
 					c[i], p->cell_tanh_mult, p->cell_tanh_shift));
-				const int32_t v = tinyaot_mbqm(th * gate[i], p->hidden_mult,
-							       p->hidden_shift) +
-						  p->hidden_zero_point;
+				const int32_t v =
+					tinyaot_clamp_i32(tinyaot_mbqm(th * gate[i], p->hidden_mult,
+								       p->hidden_shift) +
+								  p->hidden_zero_point,
+							  lo, hi);
 
-				h[i] = (int8_t)tinyaot_clamp_i32(v, INT8_MIN, INT8_MAX);
+				if (wide) {
+					((int16_t *)h)[i] = (int16_t)v;
+				} else {
+					((int8_t *)h)[i] = (int8_t)v;
+				}
 			}
-			memcpy(output + step * size, h, (size_t)size);
+			memcpy((char *)output + (size_t)(step * size) * bytes, h,
+			       (size_t)size * bytes);
 		}
 	}
+}
+
+void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input,
+		     const int8_t *input_weights, const int8_t *recurrent_weights,
+		     const int32_t *bias, int8_t *hidden, int16_t *cell, int8_t *output,
+		     int16_t *scratch)
+{
+	tinyaot_lstm_q(p, 0, input, input_weights, recurrent_weights, bias, hidden, cell, output,
+		       scratch);
+}
+
+void tinyaot_lstm_s16(const struct tinyaot_lstm_s8_params *p, const int16_t *input,
+		      const int8_t *input_weights, const int8_t *recurrent_weights,
+		      const int64_t *bias, int16_t *hidden, int16_t *cell, int16_t *output,
+		      int16_t *scratch)
+{
+	tinyaot_lstm_q(p, 1, input, input_weights, recurrent_weights, bias, hidden, cell, output,
+		       scratch);
 }
 
 /* The float kernel's weights, or the hybrid kernel's int8 ones with a scale per gate. */

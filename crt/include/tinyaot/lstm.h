@@ -1,5 +1,6 @@
 /* UNIDIRECTIONAL_SEQUENCE_LSTM as TFLite Micro's lstm_eval: int8 activations and weights with
- * an int16 cell state and int16 gates, and float32. The hidden and cell states are variable
+ * an int16 cell state and int16 gates, int16x8 (int16 activations, int64 biases) likewise, and
+ * float32. The hidden and cell states are variable
  * tensors in the model's state buffer, updated in place. The weights of the four gates are
  * one array each for the input and the recurrent products, gate after gate in the order
  * input, forget, cell, output, as are the biases.
@@ -63,6 +64,11 @@ void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input
 		     const int8_t *input_weights, const int8_t *recurrent_weights,
 		     const int32_t *bias, int8_t *hidden, int16_t *cell, int8_t *output,
 		     int16_t *scratch);
+/* int16x8: the int8 params; the products sum in int64, the hidden state is int16. */
+void tinyaot_lstm_s16(const struct tinyaot_lstm_s8_params *p, const int16_t *input,
+		      const int8_t *input_weights, const int8_t *recurrent_weights,
+		      const int64_t *bias, int16_t *hidden, int16_t *cell, int16_t *output,
+		      int16_t *scratch);
 void tinyaot_lstm_f32(const struct tinyaot_lstm_f32_params *p, const float *input,
 		      const float *input_weights, const float *recurrent_weights, const float *bias,
 		      float *hidden, float *cell, float *output, float *scratch);

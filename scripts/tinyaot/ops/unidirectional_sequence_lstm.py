@@ -1,8 +1,9 @@
 """UNIDIRECTIONAL_SEQUENCE_LSTM: TFLite Micro's lstm_eval, the standard Keras LSTM (no
 peephole, projection, layer norm or CIFG). int8 with an int16 cell state and int16 gates
-(Q3.12 pre-activations, Q0.15 activations), and float32. The hidden and cell states are
-variable tensors in the state buffer; the op's intermediates (the converter's gate scales)
-are not read, as TFLite Micro does not read them."""
+(Q3.12 pre-activations, Q0.15 activations); int16x8 (int16 activations and hidden state,
+int8 weights, int64 biases) the same with TFLite Micro's int64 sums; and float32. The hidden
+and cell states are variable tensors in the state buffer; the op's intermediates (the
+converter's gate scales) are not read, as TFLite Micro does not read them."""
 
 from __future__ import annotations
 
@@ -90,7 +91,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     # Hybrid: float32 activations and states with int8 weights (OpDef.hybrid).
     hybrid = dtype == DType.FLOAT32 and graph.tensor(op.inputs[1]).dtype == DType.INT8
     wtype = DType.FLOAT32 if dtype == DType.FLOAT32 and not hybrid else DType.INT8
-    btype = DType.FLOAT32 if dtype == DType.FLOAT32 else DType.INT32
+    # TFLite Micro reads int16x8 biases as int64 whatever their type: int32 ones are refused.
+    btype = {DType.FLOAT32: DType.FLOAT32, DType.INT16: DType.INT64}.get(dtype, DType.INT32)
     wi = _weights(graph, op, INPUT_WEIGHTS, wtype)
     wr = _weights(graph, op, RECURRENT_WEIGHTS, wtype)
     bias = _weights(graph, op, BIASES, btype)
@@ -147,8 +149,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             ],
             macs=macs,
         )
-    if hidden.dtype != DType.INT8 or out.dtype != DType.INT8:
-        raise op_error(graph, op, "the hidden state and output must be int8", hidden.index)
+    if hidden.dtype != dtype or out.dtype != dtype:
+        raise op_error(
+            graph, op, f"the hidden state and output must be {dtype.short}", hidden.index
+        )
     if cell.dtype != DType.INT16:
         raise op_error(
             graph, op, "the cell state must be int16, the only one TFLite Micro takes", cell.index
@@ -169,7 +173,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     cell_clip = int(min(max(clip / cell.scale, -32768.0), 32767.0)) if clip > 0 else -1
     scratch = _scratch(graph, op, DType.INT16, 3 * rows * units)
     return KernelCall(
-        "tinyaot_lstm_s8",
+        "tinyaot_lstm_s16" if dtype == DType.INT16 else "tinyaot_lstm_s8",
         "tinyaot/lstm.h",
         "struct tinyaot_lstm_s8_params",
         {
@@ -204,11 +208,11 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 
 OP = OpDef(
     "UNIDIRECTIONAL_SEQUENCE_LSTM",
-    ("int8", "float32"),
+    ("int8", "int16", "float32"),
     lower,
-    "int8 with an int16 cell state, float32, hybrid (int8 weights of one scale each); states "
-    "in the state buffer; standard LSTM only (no peephole, projection, layer norm, CIFG), as "
-    "TFLM",
+    "int8 and int16x8 (int64 biases) with an int16 cell state, float32, hybrid (int8 weights "
+    "of one scale each); states in the state buffer; standard LSTM only (no peephole, "
+    "projection, layer norm, CIFG), as TFLM",
     inputs=(1, 24),
     hybrid=1,
 )
