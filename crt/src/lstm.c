@@ -26,24 +26,36 @@ static int16_t tinyaot_lstm_sat16(int32_t x)
 	return (int16_t)tinyaot_clamp_i32(x, INT16_MIN, INT16_MAX);
 }
 
-/* An int8 activation or, wide (int16x8), an int16 one; wide is a constant in each caller. */
-static inline int32_t tinyaot_lstm_act(const void *a, int32_t i, int wide)
+/* One product's sum in TFLite Micro's bias type: int32 for int8 activations, int64 for
+ * int16x8. One function per type keeps the multiply-add loop free of the type test.
+ */
+static int32_t tinyaot_lstm_dot_s8(const int8_t *w, const int8_t *a, int32_t n, int32_t zero_point)
 {
-	return wide ? ((const int16_t *)a)[i] : ((const int8_t *)a)[i];
+	int32_t acc = 0;
+
+	for (int32_t d = 0; d < n; d++) {
+		acc += w[d] * (a[d] - zero_point);
+	}
+	return acc;
 }
 
-/* One product's sum. TFLite Micro sums in its bias type: int32 for int8, int64 for int16x8;
- * the int8 caller narrows the sum, which gives the int32 sum's bits.
- */
-static inline int64_t tinyaot_lstm_dot(const int8_t *w, const void *a, int32_t at, int32_t n,
-				       int32_t zero_point, int wide)
+static int64_t tinyaot_lstm_dot_s16(const int8_t *w, const int16_t *a, int32_t n,
+				    int32_t zero_point)
 {
 	int64_t acc = 0;
 
 	for (int32_t d = 0; d < n; d++) {
-		acc += w[d] * (tinyaot_lstm_act(a, at + d, wide) - zero_point);
+		acc += w[d] * (a[d] - zero_point);
 	}
 	return acc;
+}
+
+/* Row r of n int8 activations, or (wide) int16 ones: the sum of its products with w. */
+static int64_t tinyaot_lstm_dot(const int8_t *w, const void *a, int32_t r, int32_t n,
+				int32_t zero_point, int wide)
+{
+	return wide ? tinyaot_lstm_dot_s16(w, (const int16_t *)a + r * n, n, zero_point)
+		    : tinyaot_lstm_dot_s8(w, (const int8_t *)a + r * n, n, zero_point);
 }
 
 /* One gate for every row: the two products requantised and added, then its activation. */
@@ -59,9 +71,9 @@ static inline void tinyaot_lstm_gate_q(const struct tinyaot_lstm_s8_params *p, i
 	for (int32_t r = 0; r < p->rows; r++) {
 		for (int32_t u = 0; u < units; u++) {
 			const int32_t k = g * units + u;
-			const int64_t acc = tinyaot_lstm_dot(wi + u * n, x, r * n, n,
-							     p->input_zero_point, wide);
-			const int64_t rec = tinyaot_lstm_dot(wr + u * units, h, r * units, units,
+			const int64_t acc =
+				tinyaot_lstm_dot(wi + u * n, x, r, n, p->input_zero_point, wide);
+			const int64_t rec = tinyaot_lstm_dot(wr + u * units, h, r, units,
 							     p->hidden_zero_point, wide);
 			const int32_t mi = p->input_mult[g], si = p->input_shift[g];
 			const int32_t mr = p->recurrent_mult[g], sr = p->recurrent_shift[g];
