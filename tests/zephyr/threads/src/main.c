@@ -12,11 +12,12 @@
 #include <pair_pool.h>
 #include "expected.h"
 
-/* Invocations per thread: every set twice at least. The faster model (micro_speech: 3.7 runs
- * to one of KWS's here) goes on while KWS has not done its share, up to its cap, so that the
- * two run side by side to the end; the caps end the test should the threads never take turns.
+/* Invocations per thread: every set four times at least. The faster model (micro_speech:
+ * 3.7 runs to one of KWS's here) goes on while KWS has not done its share, up to its cap, so
+ * that the two run side by side to the end; the caps end the test should the threads never
+ * take turns.
  */
-#define MIN_RUNS     (2 * EXPECTED_SETS)
+#define MIN_RUNS     (4 * EXPECTED_SETS)
 #define KWS_MAX_RUNS (2 * MIN_RUNS)
 #define MS_MAX_RUNS  (16 * MIN_RUNS)
 /* The kernels keep their scratch on the stack: at most 1 KB on the corpus models. */
