@@ -19,13 +19,15 @@ def test_corpus_models_present():
     assert set(UNSUPPORTED) == {m.stem for m in UNSUPPORTED_MODELS}, "a listed model is gone"
 
 
-@pytest.mark.parametrize("model", UNSUPPORTED_MODELS, ids=[m.stem for m in UNSUPPORTED_MODELS])
-def test_unsupported_model_fails_as_listed(model, tmp_path):
-    out = tmp_path / "gen"
-    done = tinyaot("compile", str(model), "--name", "m", "--output-dir", str(out))
-    assert done.returncode != 0, f"{model.stem} compiles now: take it off corpus_status.py"
-    assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
-    assert done.stderr.startswith("error: " + UNSUPPORTED[model.stem]), done.stderr
+def test_unsupported_models_fail_as_listed(tmp_path):
+    """One test over the list, not one per model: the list is empty today, and an empty
+    parameter set would show as a skip."""
+    for model in UNSUPPORTED_MODELS:
+        out = tmp_path / model.stem
+        done = tinyaot("compile", str(model), "--name", "m", "--output-dir", str(out))
+        assert done.returncode != 0, f"{model.stem} compiles now: take it off corpus_status.py"
+        assert done.returncode == 2 and done.stderr.count("\n") == 1, done.stderr
+        assert done.stderr.startswith("error: " + UNSUPPORTED[model.stem]), done.stderr
 
 
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
