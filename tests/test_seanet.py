@@ -1,6 +1,6 @@
 """TFLite Micro's int16x8 seanet layer models (tests/data/seanet): every model there compiles,
-and its output on the committed input equals the committed golden output and TFLite Micro's,
-byte for byte.
+and its output on the committed input equals TFLite Micro's and the committed golden output,
+byte for byte (but for four goldens the installed TFLite Micro does not reproduce, below).
 
 Every model is compiled in this process and all of them are linked into one host program,
 which runs the model named on its command line: one gcc run for the whole folder. A new
@@ -30,6 +30,11 @@ def natural(path: Path) -> tuple[str, int]:
 
 
 MODELS = sorted(DATA.glob("*/*.tflite"), key=natural)
+# Models whose golden file the installed TFLite Micro does not reproduce: it computes
+# LEAKY_RELU's multipliers in double, where the version that wrote these goldens divided in
+# float, and a few values of each output differ (counts below). Ours must equal TFLite
+# Micro's, the interpreter we are exact with; the test pins how many golden values differ.
+GOLDEN_DIFFERS = {"leaky_relu3": 3, "leaky_relu11": 1, "leaky_relu18": 1, "leaky_relu19": 1}
 
 
 @dataclass
@@ -161,9 +166,12 @@ def test_seanet_model(build, model):
     inputs = [x.reshape(tuple(d["shape"])) for x, d in zip(c.inputs, ref.inputs, strict=True)]
     want = ref.run(inputs)
     assert len(want) == 1, "the golden files hold one output"
-    assert want[0].tobytes() == c.golden.tobytes(), "TFLite Micro differs from the golden file"
+    differs = int(np.count_nonzero(want[0].ravel() != c.golden))
+    assert differs == GOLDEN_DIFFERS.get(model.stem, 0), (
+        f"TFLite Micro differs from the golden file in {differs} values"
+    )
     done = subprocess.run(
         [str(build.exe), name], input=b"".join(x.tobytes() for x in inputs), capture_output=True
     )
     assert done.returncode == 0, f"exit status {done.returncode}"
-    assert done.stdout == c.golden.tobytes()
+    assert done.stdout == want[0].tobytes()
