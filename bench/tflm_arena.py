@@ -69,12 +69,9 @@ def _fits(model: bytes, arena_size: int) -> bool:
     return os.waitstatus_to_exitcode(status) == 0
 
 
-def tflm_arena(model_path: str) -> dict[str, int]:
-    """Return TFLM's arena bytes for a model.
-
-    Keys: "head" (planned non-persistent activations), "tail" (persistent data),
-    "total" (head + tail as recorded) and "min" (smallest arena_size that works).
-    """
+def tflm_allocations(model_path: str) -> dict[str, int]:
+    """TFLM's own allocation report for a model: "head" (planned non-persistent
+    activations), "tail" (persistent data) and "total" (head + tail as recorded)."""
     model = Path(model_path).read_bytes()
 
     def report() -> None:
@@ -83,6 +80,13 @@ def tflm_arena(model_path: str) -> dict[str, int]:
     figures = {key: int(value) for key, value in _REPORT.findall(_stderr_of(report))}
     if not {"head", "tail", "total"} <= figures.keys():
         raise RuntimeError(f"no allocation report for {model_path}")
+    return figures
+
+
+def tflm_arena(model_path: str) -> dict[str, int]:
+    """tflm_allocations() and "min": the smallest arena_size that works, searched."""
+    model = Path(model_path).read_bytes()
+    figures = tflm_allocations(model_path)
 
     lo, hi = figures["head"] - 1, _BIG_ARENA  # lo never fits, hi always does
     while hi - lo > 1:

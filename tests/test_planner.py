@@ -312,11 +312,11 @@ def test_arena_never_exceeds_tflm():
     import sys
 
     sys.path.insert(0, str(REPO / "bench"))
-    from tflm_arena import tflm_arena
+    from tflm_arena import tflm_allocations
 
     for model in model_paths():
         ours = compile_ir(model, Options(name="m")).plan.size
-        assert ours <= tflm_arena(str(model))["head"], model.stem
+        assert ours <= tflm_allocations(str(model))["head"], model.stem
 
 
 def test_arena_section_and_alignment(tmp_path):
