@@ -22,10 +22,16 @@ ENV = dict(
 )
 
 
+@pytest.fixture(scope="module")
+def sanitized_runtime(tmp_path_factory) -> list[str]:
+    """crt/src under the sanitizers, compiled once for every model's build."""
+    return runner.runtime_objects(tmp_path_factory.mktemp("crt"), SANITIZE)
+
+
 @pytest.mark.parametrize("model", MODELS, ids=[m.stem for m in MODELS])
-def test_clean_under_sanitizers(model, tmp_path):
+def test_clean_under_sanitizers(model, tmp_path, sanitized_runtime):
     gen = compile_model(model, tmp_path / "gen")
-    exe = runner.build(gen, "m", tmp_path, extra_flags=SANITIZE)
+    exe = runner.build(gen, "m", tmp_path, extra_flags=SANITIZE, runtime=sanitized_runtime)
     ref = Reference(model)
     rng = np.random.default_rng(2024)
     for _ in range(3):
