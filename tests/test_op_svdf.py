@@ -1,5 +1,6 @@
-"""SVDF (int8, int16 or int8 state): sequences of invocations against TFLite Micro, the state
-carried between them in the state buffer; reset gives the first results again."""
+"""SVDF (int8 with an int16 or int8 state, and float32): sequences of invocations against
+TFLite Micro, the state carried between them in the state buffer; reset gives the first
+results again. (Hybrid SVDF, built here by float_svdf_model, is tested in test_hybrid.py.)"""
 
 from __future__ import annotations
 
@@ -7,7 +8,8 @@ import numpy as np
 import pytest
 import tflite
 import tflite_builder as tb
-from harness import tinyaot
+from closeness import FLOAT_RTOL, float_error
+from harness import split_outputs, tinyaot
 from test_state import STEPS, build, check, run, runtime, sequence, tflm_sequence
 
 __all__ = ["runtime"]  # the fixture the tests take
@@ -70,6 +72,61 @@ def svdf_model(state_dtype: int, rank: int = 2, seed: int = 0, state_zero_point:
     return tb.build(model)
 
 
+def float_svdf_model(
+    hybrid: bool,
+    activation: int = tb.ACT.NONE,
+    feature_zero_point: int = 0,
+    time_zero_point: int = 0,
+    time_dtype: int = tb.INT8,
+    feature_dtype: int = tb.INT8,
+) -> bytes:
+    """input [2, 16] -> SVDF (units 4, rank 2, memory 5) -> [2, 4], float32 state and bias.
+    Hybrid: int8 weights of one scale each (or of the dtypes given); else float32 weights
+    equal to the hybrid ones dequantised."""
+    rng = np.random.default_rng(4)
+    batches, size, units, rank, memory = 2, 16, 4, 2, 5
+    filters = units * rank
+    feature = rng.integers(-127, 128, size=(filters, size))
+    time = rng.integers(-127, 128, size=(filters, memory))
+    scales = [np.float32(0.01), np.float32(0.02)]
+    bias = rng.uniform(-0.5, 0.5, units).astype(np.float32)
+    if hybrid:
+        dtypes = [feature_dtype, time_dtype]
+        zero_points = [feature_zero_point, time_zero_point]
+        weights = [
+            tb.Tensor(name, list(w.shape), d, i + 1, [s], [z])
+            for i, (name, w, d, s, z) in enumerate(
+                zip(["feature", "time"], (feature, time), dtypes, scales, zero_points, strict=True)
+            )
+        ]
+        data = [
+            w.astype("<i2" if d == INT16 else "<i1").tobytes()
+            for w, d in zip((feature, time), dtypes, strict=True)
+        ]
+    else:
+        weights = [
+            tb.Tensor("feature", [filters, size], tb.FLOAT32, 1),
+            tb.Tensor("time", [filters, memory], tb.FLOAT32, 2),
+        ]
+        pairs = zip((feature, time), scales, strict=True)
+        data = [(w.astype(np.float32) * s).tobytes() for w, s in pairs]
+    tensors = [
+        tb.Tensor("input", [batches, size], tb.FLOAT32, 0),
+        *weights,
+        tb.Tensor("bias", [units], tb.FLOAT32, 3),
+        tb.Tensor("state", [batches, filters * memory], tb.FLOAT32, 0, is_variable=True),
+        tb.Tensor("output", [batches, units], tb.FLOAT32, 0),
+    ]
+    options = {"Rank": rank, "FusedActivationFunction": activation}
+    op = tb.Operator(0, [0, 1, 2, 3, 4], [5], "SVDFOptions", options)
+    model = tb.Model(
+        subgraphs=[tb.SubGraph(tensors, [op], inputs=[0], outputs=[5])],
+        opcodes=[tb.OpCode(tb.OPS.SVDF)],
+        buffers=[tb.Buffer(), *(tb.Buffer(d) for d in data), tb.Buffer(bias.tobytes())],
+    )
+    return tb.build(model)
+
+
 @pytest.mark.parametrize("state", ["int16", "int8"])
 @pytest.mark.parametrize("rank", [1, 2])
 def test_svdf_sequence_matches_tflm(state, rank, tmp_path, runtime):
@@ -86,6 +143,22 @@ def test_svdf_sequence_matches_tflm(state, rank, tmp_path, runtime):
     header = (tmp_path / "m" / "m.h").read_text()
     state_bytes = 3 * rank * 5 * (2 if state == "int16" else 1)
     assert int(header.split("M_STATE_SIZE")[1].split()[0]) == -(-state_bytes // 4) * 4 + 4
+
+
+def test_float_svdf_sequence_matches_tflm(tmp_path, runtime):
+    """RELU6 clamps some outputs at each end: the activation is TFLM's."""
+    path = tmp_path / "svdf.tflite"
+    path.write_bytes(float_svdf_model(False, tb.ACT.RELU6))
+    exe = build(tmp_path, runtime, path)
+    inputs = sequence(path, STEPS, 3)
+    want = tflm_sequence(path, inputs)
+    flat = [w for ws in want for w in ws]
+    assert len({w.tobytes() for w in flat}) == STEPS, "the outputs do not move with the state"
+    values = np.concatenate([w.ravel() for w in flat])
+    assert (values == 0).any() and (values == 6).any() and ((values > 0) & (values < 6)).any()
+    got = split_outputs(run(exe, "reset", 2 * STEPS, inputs + inputs), flat + flat)
+    for k, (g, w) in enumerate(zip(got, flat + flat, strict=True)):
+        assert float_error(g, w) <= FLOAT_RTOL, f"invocation {k}"
 
 
 def test_svdf_state_with_a_zero_point_is_refused(tmp_path):

@@ -60,3 +60,87 @@ void tinyaot_svdf_s8_s8(const struct tinyaot_svdf_s8_params *p, const int8_t *in
 {
 	TINYAOT_SVDF_BODY(int8_t, -128, 127)
 }
+
+/* The float kernel's weights, or the hybrid kernel's int8 ones with their scales. */
+struct tinyaot_svdf_weights_f32 {
+	const float *feature, *time;
+	const int8_t *feature_q, *time_q;
+	float feature_scale, time_scale;
+};
+
+/* The dot product of n weights from `at` with x: float weights, or int8 ones (w_q set) read
+ * as floats and the sum scaled once.
+ */
+static float tinyaot_svdf_dot(const float *w, const int8_t *w_q, float scale, int32_t at,
+			      const float *x, int32_t n)
+{
+	float dot = 0.0f;
+
+	if (w_q != NULL) {
+		for (int32_t i = 0; i < n; i++) {
+			dot += (float)w_q[at + i] * x[i];
+		}
+		return dot * scale;
+	}
+	for (int32_t i = 0; i < n; i++) {
+		dot += w[at + i] * x[i];
+	}
+	return dot;
+}
+
+/* TFLite Micro's EvalFloatSvdfReference in its order: the state shifted, each filter's
+ * feature sum into its newest element, then per unit the bias plus each of its rank filters'
+ * time sum (each from 0, as TFLM's scratch row), then the activation clamp. No scratch row:
+ * each time sum is added as soon as it is done, which changes no sum. The bias is required,
+ * as TFLM's float kernel reads it unchecked.
+ */
+static void tinyaot_svdf_run_f32(const struct tinyaot_svdf_f32_params *p,
+				 const struct tinyaot_svdf_weights_f32 *w, const float *input,
+				 const float *bias, float *state, float *output)
+{
+	const int32_t filters = p->filters, memory = p->memory, units = p->filters / p->rank;
+	const int32_t size = p->input_size;
+
+	memmove(state, state + 1, (size_t)(p->batches * filters * memory - 1) * sizeof(float));
+	for (int32_t b = 0; b < p->batches; b++) {
+		float *st = state + b * filters * memory;
+
+		for (int32_t f = 0; f < filters; f++) {
+			st[f * memory + memory - 1] =
+				tinyaot_svdf_dot(w->feature, w->feature_q, w->feature_scale,
+						 f * size, input + b * size, size);
+		}
+		for (int32_t u = 0; u < units; u++) {
+			float acc = bias[u];
+
+			for (int32_t f = u * p->rank; f < (u + 1) * p->rank; f++) {
+				acc += tinyaot_svdf_dot(w->time, w->time_q, w->time_scale,
+							f * memory, st + f * memory, memory);
+			}
+			acc = acc < p->act_min ? p->act_min : acc;
+			output[b * units + u] = acc > p->act_max ? p->act_max : acc;
+		}
+	}
+}
+
+void tinyaot_svdf_f32(const struct tinyaot_svdf_f32_params *p, const float *input,
+		      const float *weights_feature, const float *weights_time, const float *bias,
+		      float *state, float *output)
+{
+	const struct tinyaot_svdf_weights_f32 w = {
+		weights_feature, weights_time, NULL, NULL, 1.0f, 1.0f,
+	};
+
+	tinyaot_svdf_run_f32(p, &w, input, bias, state, output);
+}
+
+void tinyaot_svdf_hybrid(const struct tinyaot_svdf_hybrid_params *p, const float *input,
+			 const int8_t *weights_feature, const int8_t *weights_time,
+			 const float *bias, float *state, float *output)
+{
+	const struct tinyaot_svdf_weights_f32 w = {
+		NULL, NULL, weights_feature, weights_time, p->feature_scale, p->time_scale,
+	};
+
+	tinyaot_svdf_run_f32(&p->f, &w, input, bias, state, output);
+}
