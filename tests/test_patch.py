@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 import sys
 from pathlib import Path
 from xml.etree import ElementTree
@@ -118,7 +119,8 @@ def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
 
 
 def run_host(model: Path, workdir: Path, runtime: list[str], options: tuple[str, ...], seed: int):
-    """(outputs of the compiled model, TFLite Micro's) on one random input."""
+    """(outputs of the compiled model through _run() and through _invoke(), TFLite Micro's) on
+    one random input."""
     gen = workdir / "gen"
     argv = ["compile", str(model), "--name", "m", "--output-dir", str(gen), "--quiet"]
     assert cli.main([*argv, *options]) == 0
@@ -126,7 +128,10 @@ def run_host(model: Path, workdir: Path, runtime: list[str], options: tuple[str,
     ref = Reference(model)
     inputs = ref.random_inputs(np.random.default_rng(seed))
     want = ref.run(inputs)
-    got = split_outputs(runner.run(exe, [x.tobytes() for x in inputs], "run"), want)
+    got = [
+        split_outputs(runner.run(exe, [x.tobytes() for x in inputs], mode), want)
+        for mode in ("run", "invoke")
+    ]
     return got, want
 
 
@@ -158,7 +163,8 @@ def test_stage_matches_tflite_micro(
 ):
     """Any stage depth and stripe count on a chain of convolutions, depthwise convolutions,
     pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding) and PADs is byte for byte
-    TFLite Micro's, as the layer-by-layer code is."""
+    TFLite Micro's, as the layer-by-layer code is, whether _run() reads the input in place or
+    _invoke() in its pinned buffer."""
     # A stage starts at a windowed layer.
     assume(layers[0][0] != "pad")
     h = size
@@ -175,7 +181,8 @@ def test_stage_matches_tflite_micro(
     model = workdir / "cnn.tflite"
     model.write_bytes(cnn(layers, size, channels, seed))
     got, want = run_host(model, workdir, runtime, ("--patch-stage", f"{depth}:{stripes}"), seed)
-    assert got[0].tobytes() == want[0].tobytes()
+    for outputs in got:
+        assert outputs[0].tobytes() == want[0].tobytes()
 
 
 # Person detection's layer-by-layer arena is 36,876 B.
@@ -211,10 +218,95 @@ def test_budget_picks_a_stage_that_fits_and_stays_exact(person, tmp_path, runtim
         assert got[0].tobytes() == want[0].tobytes()
 
 
+def test_person_input_read_in_place(person):
+    """Person detection's image is only read by the stage's first layer: _run() reads it in the
+    caller's buffer, the arena holds no room for it and is that much smaller than the same
+    steps planned with the image inside, and the header says so."""
+    c, gen = person
+    image = c.root[c.graph.inputs[0]]
+    assert c.in_place == {image} and image not in c.plan.buffers
+    buffers = compiler._buffers(c.graph, c.steps, c.root)
+    inside = planner.plan(buffers, compiler._overlaps(c.graph, c.steps, c.root, buffers))
+    assert c.plan.size < inside.size
+    header = (gen / "m.h").read_text()
+    assert re.search(r"^#define M_INPUT_IN_PLACE 1$", header, re.M)
+    assert f"#define M_ARENA_SIZE      {c.plan.size}\n" in header
+
+
+# A program on a model whose input is read in place: _run() and _invoke() (in the pinned input
+# buffer, whatever the arena) agree, _run() refuses an input inside the arena and leaves the
+# caller's input as it was.
+IN_PLACE_API = r"""
+#include <stdio.h>
+#include <string.h>
+#include "m.h"
+
+static uint8_t arena[M_ARENA_SIZE] TINYAOT_ALIGNED(M_ARENA_ALIGNMENT);
+
+int main(void)
+{
+	static int8_t in[IN_SIZE], kept[IN_SIZE], out[OUT_SIZE];
+	struct m_inputs ins = {in};
+	struct m_outputs outs = {out};
+	uint8_t *pinned = m_input_ptr(arena, 0);
+
+	for (int i = 0; i < IN_SIZE; i++) {
+		in[i] = (int8_t)(i * 37 + 11);
+	}
+	memcpy(kept, in, sizeof(in));
+	const int run = m_run(&ins, &outs, arena);
+	const int same_input = memcmp(kept, in, sizeof(in)) == 0;
+
+	memcpy(pinned, in, sizeof(in));
+	const int invoke = m_invoke(arena);
+	const int same_output = memcmp(m_output_ptr(arena, 0), out, sizeof(out)) == 0;
+	const int outside = pinned + IN_SIZE <= arena || pinned >= arena + M_ARENA_SIZE;
+
+	ins.input = (int8_t *)arena + M_ARENA_SIZE - 1;
+	const int overlapping = m_run(&ins, &outs, arena);
+	printf("%d %d %d %d %d %d %d\n", M_INPUT_IN_PLACE, run, same_input, invoke, same_output,
+	       outside && pinned == m_input_ptr(NULL, 0), overlapping);
+	return 0;
+}
+"""
+
+
+def test_in_place_api(tmp_path, runtime):
+    model = tmp_path / "cnn.tflite"
+    model.write_bytes(cnn([("conv", 3, 1, True, 8), ("dw", 3, 2, True, 8)], 16, 4, 0))
+    c = compiler.compile_model(model, compiler.Options(name="m", smallest_arena=True))
+    assert c.in_place and c.graph.tensors[c.graph.inputs[0]].name == "input"
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    for name, text in codegen.generate(c).items():
+        (gen / name).write_text(text)
+    main = tmp_path / "main.c"
+    sizes = f"#define IN_SIZE {16 * 16 * 4}\n#define OUT_SIZE {8 * 8 * 8}\n"
+    main.write_text(sizes + IN_PLACE_API)
+    exe = tmp_path / "api"
+    runner.link([main, gen / "m.c"], gen, exe, runtime=runtime)
+    done = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
+    # In place; run 0, its input untouched; invoke 0 and the same output; the pinned input
+    # outside any arena; an input inside the arena refused (-1).
+    assert done.stdout.split() == ["1", "0", "1", "0", "1", "1", "-1"]
+    # Without the argument checks, the overlap test goes with them (no unused function).
+    cmd = ["gcc", *runner.CFLAGS, "-DTINYAOT_NO_ARG_CHECKS", "-fsyntax-only"]
+    cmd += ["-I", str(runner.CRT / "include"), str(gen / "m.c")]
+    subprocess.run(cmd, check=True)
+
+
 def test_report_shows_the_stage(person):
-    """The build line, the report and the SVG name the stage, its stripes and extra MACs."""
+    """The build line, the report and the SVG name the stage, its stripes and extra MACs,
+    and the input read in place."""
     c, _ = person
     assert c.patch is not None
+    assert re.fullmatch(
+        rf"tinyaot: m: arena {c.plan.size} B \(input 9216 B read in place\), weights \d+ B, "
+        r"31 ops, \d+ MACs",
+        report.summary(c).splitlines()[0],
+    )
+    assert "read in place by m_run(), not in the arena" in report.text(c, measure_code=False)
+    assert [port["in_place"] for port in report.data(c, None)["inputs"]] == [True]
     line = report.summary(c).splitlines()[1]
     assert re.fullmatch(
         rf"tinyaot: m: patch stage: steps 0-{c.patch.depth - 1} \(DEPTHWISE_CONV_2D, .*\) in "
@@ -259,4 +351,5 @@ def test_no_budget_keeps_the_layer_by_layer_plan(tmp_path):
     model = tmp_path / "cnn.tflite"
     model.write_bytes(cnn([("conv", 3, 1, True, 8), ("dw", 3, 2, True, 8)], 16, 4, 0))
     c = compiler.compile_model(model, compiler.Options(name="m"))
-    assert c.patch is None and not c.views
+    assert c.patch is None and not c.views and not c.in_place
+    assert "#define M_INPUT_IN_PLACE 0\n" in codegen.generate(c)["m.h"]

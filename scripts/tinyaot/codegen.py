@@ -47,6 +47,9 @@ class Port:
     size: int
     tensor: Tensor
     shape_name: str
+    # For an input the generated code reads where the caller has it (Compiled.in_place): the
+    # body's parameter that points at it.
+    param: str | None = None
 
 
 COLUMNS = 100
@@ -144,11 +147,18 @@ def generate(c: Compiled) -> dict[str, str]:
         const = "" if a.writable else "const "
         return f"({const}{t.dtype.ctype} *)({where(t.index)})"
 
+    # The body's parameter for each input read in place, by its root.
+    in_place = {
+        c.root[t]: f"input{k}" for k, t in enumerate(graph.inputs) if c.root[t] in c.in_place
+    }
+
     def where(tensor: int) -> str:
-        """The tensor's address: in the state buffer or in the arena."""
+        """The tensor's address: in the state buffer, in the arena or in an input's buffer."""
         off = c.state_offset(tensor)
         if off is not None:
             return f"state + {off}u"
+        if c.root[tensor] in in_place:
+            return f"{in_place[c.root[tensor]]} + {c.offset(tensor)}u"
         return f"arena + {c.offset(tensor)}u"
 
     def untyped(a: TensorArg) -> str:
@@ -200,10 +210,16 @@ def generate(c: Compiled) -> dict[str, str]:
                 graph.tensors[t].nbytes,
                 graph.tensors[t],
                 f"{name}_{fallback}{i}_shape",
+                in_place.get(c.root[t]),
             )
             for i, (f, t) in enumerate(zip(fields, indices, strict=True))
         ]
 
+    inputs = ports(graph.inputs, "input")
+    state = _state(c, any("(state + " in call["code"] for call in calls))
+    body_params = ["uint8_t *arena"] + (["uint8_t *state"] if state else [])
+    body_params += [f"const uint8_t *{p.param}" for p in inputs if p.param]
+    base_args = ["arena"] + (["state"] if state else [])
     ctx = {
         "name": name,
         "NAME": name.upper(),
@@ -221,7 +237,14 @@ def generate(c: Compiled) -> dict[str, str]:
         "custom_functions": sorted({s.call.function for s in c.steps if s.call.custom}),
         "arrays": arrays,
         "calls": calls,
-        "inputs": ports(graph.inputs, "input"),
+        "inputs": inputs,
+        "any_in_place": any(p.param for p in inputs),
+        "input_in_place": sum(1 << k for k, p in enumerate(inputs) if p.param),
+        "input_buffers": [f"{name}_{p.param}" if p.param else "NULL" for p in inputs],
+        "body_params": body_params,
+        # The body's arguments in _invoke() (the pinned input buffers) and in _run().
+        "invoke_args": base_args + [f"{name}_{p.param}" for p in inputs if p.param],
+        "run_args": base_args + [f"(const uint8_t *)inputs->{p.field}" for p in inputs if p.param],
         "outputs": ports(graph.outputs, "output"),
         "num_ops": len(graph.ops),
         "macs": c.macs,
@@ -230,7 +253,7 @@ def generate(c: Compiled) -> dict[str, str]:
             f"const struct {name}_outputs *outputs",
             "uint8_t *arena",
         ],
-        "state": _state(c, any("(state + " in call["code"] for call in calls)),
+        "state": state,
         "dsp_guard": DSP_GUARD,
         "wrap": wrap,
         "cstr": cnames.string,

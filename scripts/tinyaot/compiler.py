@@ -80,8 +80,13 @@ class Compiled:
     # A patch stage's stripe outputs: tensor -> byte offset in the tensor it is rows of.
     views: dict[int, int] = field(default_factory=dict)
     patch: patch.PatchPlan | None = None
+    # Graph inputs (their roots) that _run() reads where the caller has them: not in the arena.
+    in_place: frozenset[int] = frozenset()
 
     def offset(self, tensor: int) -> int:
+        """The tensor's offset in the arena, or for an input read in place, in that input."""
+        if self.root[tensor] in self.in_place:
+            return self.views.get(tensor, 0)
         return self.plan.offsets[self.root[tensor]] + self.views.get(tensor, 0)
 
     def state_offset(self, tensor: int) -> int | None:
@@ -188,28 +193,41 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
             )
     steps = _read_in_place(graph, steps, root)
 
-    def plan_of(steps: list[Step]) -> planner.Plan:
-        buffers = _buffers(graph, steps, root)
+    def plan_of(steps: list[Step], outside: frozenset[int] = frozenset()) -> planner.Plan:
+        buffers = [b for b in _buffers(graph, steps, root) if b.key not in outside]
         return planner.plan(buffers, _overlaps(graph, steps, root, buffers))
 
     plan = plan_of(steps)
     chosen = None
+    in_place: frozenset[int] = frozenset()
     if options.patch_stage or options.smallest_arena or 0 < options.arena_budget < plan.size:
-        chosen = patch.choose(
-            graph,
-            steps,
-            root,
-            plan,
-            options.arena_budget,
-            options.smallest_arena,
-            options.max_extra_macs,
-            lambda g, op: lower_op(g, op, options.custom_ops),
-            plan_of,
-            options.name,
-            options.patch_stage,
-        )
-    if chosen is not None:
-        steps, plan = chosen.steps, chosen.plan
+        # Below the layer-by-layer arena, the inputs that allow it stay in the caller's buffers.
+        in_place = _inputs_read_in_place(graph, steps, root)
+        base = plan_of(steps, in_place) if in_place else plan
+        if options.patch_stage or options.smallest_arena or options.arena_budget < base.size:
+            chosen = patch.choose(
+                graph,
+                steps,
+                root,
+                base,
+                options.arena_budget,
+                options.smallest_arena,
+                options.max_extra_macs,
+                lambda g, op: lower_op(g, op, options.custom_ops),
+                lambda s: plan_of(s, in_place),
+                options.name,
+                options.patch_stage,
+                in_place,
+            )
+        if chosen:
+            # The report compares with the plan without a budget, the inputs in the arena.
+            chosen.patch.base_arena = plan.size
+        steps, plan = (chosen.steps, chosen.plan) if chosen else (steps, base)
+        if in_place:
+            # Where the input in the arena costs no byte, it stays there (and _invoke() with it).
+            inside = plan_of(steps)
+            if inside.size <= plan.size:
+                plan, in_place = inside, frozenset()
     problems = planner.check(plan)
     if problems:
         raise AssertionError("memory plan is inconsistent: " + "; ".join(problems))
@@ -226,6 +244,7 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
         state=layout,
         views=chosen.views if chosen else {},
         patch=chosen.patch if chosen else None,
+        in_place=in_place,
     )
     if options.arena_budget and plan.size > options.arena_budget:
         raise CompileError(
@@ -342,6 +361,20 @@ def _read_in_place(graph: Graph, steps: list[Step], root: dict[int, int]) -> lis
             root[t] = slot
         dropped.add(i)
     return [s for i, s in enumerate(steps) if i not in dropped]
+
+
+def _inputs_read_in_place(graph: Graph, steps: list[Step], root: dict[int, int]) -> frozenset[int]:
+    """The graph inputs (roots) that the generated code can read in the caller's buffer: read
+    by some step, written by none (no kernel works on them in place), and no graph output."""
+    outputs = {root[t] for t in graph.outputs}
+    read: set[int] = set()
+    written: set[int] = set()
+    for step in steps:
+        for a in tensor_args(step.call.args):
+            (written if a.writable else read).add(root[a.index])
+    return frozenset(
+        r for r in (root[t] for t in graph.inputs) if r in read - written and r not in outputs
+    )
 
 
 def _buffers(graph: Graph, steps: list[Step], root: dict[int, int]) -> list[planner.Buffer]:

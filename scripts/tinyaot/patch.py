@@ -189,10 +189,15 @@ def _outside(base: planner.Plan, first: int, last: int, inner: set[int]) -> int:
 
 
 def candidates(
-    graph: Graph, steps: list, root: dict[int, int], base: planner.Plan
+    graph: Graph,
+    steps: list,
+    root: dict[int, int],
+    base: planner.Plan,
+    in_place: frozenset[int] = frozenset(),
 ) -> list[Candidate]:
     """Every stage (from the first windowed layer, of two layers or more) and stripe count,
-    with the arena it needs at the least: its own, or the rest of the network's."""
+    with the arena it needs at the least: its own, or the rest of the network's. A stage input
+    in `in_place` is read in the caller's buffer, outside the arena."""
     found: list[Candidate] = []
     for start in range(len(steps)):
         chain = layers(graph, steps, root, start)
@@ -200,7 +205,8 @@ def candidates(
             break
     else:
         return found
-    size_in = graph.tensors[root[steps[start].op.inputs[0]]].nbytes
+    stage_in = root[steps[start].op.inputs[0]]
+    size_in = 0 if stage_in in in_place else graph.tensors[stage_in].nbytes
     for depth in range(2, len(chain) + 1):
         sub = chain[:depth]
         inner = {root[steps[layer.step].op.outputs[0]] for layer in sub[:-1]}
@@ -375,6 +381,7 @@ def choose(
     plan_of: Callable[[list], planner.Plan],
     name: str,
     forced: tuple[int, int] | None = None,
+    in_place: frozenset[int] = frozenset(),
 ) -> Chosen | None:
     """The patch plan with the fewest extra MACs whose arena fits the budget, or with
     `smallest`, the smallest arena, or the `forced` (depth, stripes); None when no stage does
@@ -382,7 +389,7 @@ def choose(
     nothing fits."""
     base_macs = sum(s.call.macs for s in steps)
     cap = base_macs * max_extra // 100
-    every = candidates(graph, steps, root, base)
+    every = candidates(graph, steps, root, base, in_place)
     found = [c for c in every if c.extra_macs <= cap]
     # The estimate leaves out in-place overlaps, which save more in some stages than in others:
     # the best stripe count of every depth is planned, not only the first few by estimate.
@@ -399,9 +406,12 @@ def choose(
     elif smallest:
         order = by_size
     else:
-        fits = [c for c in found if c.estimate <= budget]
-        order = sorted(fits, key=lambda c: (c.extra_macs, c.estimate, c.depth))[:TRIALS]
-        order += by_size
+        cheap = lambda c: (c.extra_macs, c.estimate, c.depth, len(c.stripes))  # noqa: E731
+        fits = sorted((c for c in found if c.estimate <= budget), key=cheap)[:TRIALS]
+        # The estimate of the rest of the network leaves out its in-place overlaps, so each
+        # depth's best stage whose own part fits is tried too, the fewest extra MACs first.
+        own_fits = [c for c in by_size if c.own <= budget]
+        order = list(dict.fromkeys(sorted({*fits, *own_fits}, key=cheap) + by_size))
     best: tuple[int, int, Candidate] | None = None
     cache: dict = {}
     for cand in order:

@@ -50,10 +50,19 @@ class CodeSize:
         )
 
 
+def _in_place(c: Compiled) -> str:
+    """' (input 9216 B read in place)' for the inputs _run() reads in the caller's buffers."""
+    ports = [t for t in c.graph.inputs if c.root[t] in c.in_place]
+    if not ports:
+        return ""
+    size = sum(c.graph.tensors[t].nbytes for t in ports)
+    return f" ({'input' if len(ports) == 1 else f'{len(ports)} inputs'} {size} B read in place)"
+
+
 def summary(c: Compiled) -> str:
     line = (
-        f"tinyaot: {c.options.name}: arena {c.plan.size} B, weights {c.weights_size} B, "
-        f"{len(c.graph.ops)} ops, {c.macs} MACs"
+        f"tinyaot: {c.options.name}: arena {c.plan.size} B{_in_place(c)}, "
+        f"weights {c.weights_size} B, {len(c.graph.ops)} ops, {c.macs} MACs"
     )
     return line + (f"\ntinyaot: {c.options.name}: {patch.describe(c.patch)}" if c.patch else "")
 
@@ -169,7 +178,13 @@ def text(c: Compiled, measure_code: bool = True, code: CodeSize | None = None) -
     largest = max((b.size for b in c.plan.buffers.values()), default=0)
     lines += [
         "",
-        f"arena:   {c.plan.size} bytes (largest tensor {largest})",
+        f"arena:   {c.plan.size} bytes (largest tensor {largest})"
+        + "".join(
+            f"; input {t} '{g.tensors[t].name}' ({g.tensors[t].nbytes} B) read in place by "
+            f"{c.options.name}_run(), not in the arena"
+            for t in g.inputs
+            if c.root[t] in c.in_place
+        ),
         f"weights: {c.weights_size} bytes (const, in "
         + (f"section {c.options.weights_section})" if c.options.weights_section else "flash)"),
         f"code:    {code.describe()}"
@@ -203,6 +218,7 @@ def data(c: Compiled, code: CodeSize | None) -> dict:
             "shape": list(t.shape),
             "bytes": t.nbytes,
             "quantization": quant,
+            "in_place": c.root[index] in c.in_place,
         }
 
     macs_of: dict[int, int] = {}
@@ -311,8 +327,8 @@ def svg(c: Compiled) -> str:
     out = [
         f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
         'font-family="sans-serif" font-size="11">',
-        f'<text x="{left}" y="20" font-size="14">{escape(c.options.name)}: arena {c.plan.size} B '
-        f"over {len(c.steps)} steps (x: step, y: offset)</text>",
+        f'<text x="{left}" y="20" font-size="14">{escape(c.options.name)}: arena {c.plan.size} B'
+        f"{_in_place(c)} over {len(c.steps)} steps (x: step, y: offset)</text>",
         f'<rect x="{left}" y="{top}" width="{width - left - 20}" height="{height - top - bottom}" '
         'fill="none" stroke="#999"/>',
     ]

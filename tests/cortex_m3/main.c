@@ -295,15 +295,17 @@ static void profile_calibrate(const char *model)
 }
 #endif
 
-/* The arena's place between the guards, or -1 when it is not there (e.g. in another section). */
+/* The arena's place between the guards, or -1 when it is not there (e.g. in another section).
+ * An output is always in the arena; an input read in place is not.
+ */
 static int guards_find(const struct tinyaot_model_info *info, struct guards *g)
 {
-	uint8_t *input = MODEL(_input_ptr)(NULL, 0);
+	uint8_t *output = MODEL(_output_ptr)(NULL, 0);
 
 	g->before = harness_guard_before;
 	g->arena = harness_arena_end - info->arena_size;
 	if (g->arena - harness_guard_before < harness_guard_end - harness_arena_end ||
-	    input < g->arena || input >= harness_arena_end) {
+	    output < g->arena || output >= harness_arena_end) {
 		harness_write("error the pinned arena is not between the harness guards: a static "
 			      "<name>_arena in .bss is what the linker scripts expect\n");
 		return -1;
