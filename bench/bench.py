@@ -25,8 +25,11 @@ qemu, and prints:
                      into the same harness (bench/tflm_firmware.py), when its source checkouts
                      are given (--tflm-path ... or TFLM_PATH ...), and tinyaot / TFLM ratios
 
-With --layers, the same per op from a build with -DTINYAOT_PROFILE. Figures are counts, not
-times: they are exact and repeat from run to run. See bench/README.md.
+With --layers, the same per op from a build with -DTINYAOT_PROFILE. With --arena-budget BYTES
+or --smallest-arena (and --max-extra-macs), each model is also compiled with that patch plan
+and run the same way: a third table gives both arenas, the input bytes read in place, the
+extra MACs and the instruction overhead of the plan against layer by layer. Figures are
+counts, not times: they are exact and repeat from run to run. See bench/README.md.
 """
 
 from __future__ import annotations
@@ -54,8 +57,9 @@ from closeness import outputs_match  # noqa: E402
 from harness import c_name  # noqa: E402
 from reference import Reference, model_paths  # noqa: E402
 from tflm_arena import tflm_arena, tflm_build  # noqa: E402
-from tinyaot import codegen  # noqa: E402
+from tinyaot import codegen, patch  # noqa: E402
 from tinyaot.compiler import Compiled, Options, compile_model  # noqa: E402
+from tinyaot.errors import CompileError  # noqa: E402
 
 FLASH_OPT = "-Os"
 QEMU_TIMEOUT = 600.0
@@ -88,6 +92,24 @@ class TflmResult:
 
 
 @dataclass
+class PatchResult:
+    """The model compiled with the patch options (--arena-budget, --smallest-arena), run on
+    the same board and input as layer by layer."""
+
+    arena: int
+    # Bytes of the inputs that _run() reads in the caller's buffers, outside the arena.
+    input_in_place: int
+    macs: int
+    extra_macs_percent: float
+    # patch.describe() of the stage, or why there is none.
+    stage: str
+    instructions: int
+    # Its instructions over layer by layer's, in percent.
+    instructions_overhead_percent: float
+    matches_tflm: bool
+
+
+@dataclass
 class Result:
     """Every figure of one model, as written to the JSON file."""
 
@@ -114,15 +136,18 @@ class Result:
     # The invoke's instructions outside every op (argument checks, calls) less the residue of
     # the hook's cost the calibration misses, within a couple of instructions per op.
     layers_unattributed: int | None = None
+    # With the patch options: the patch plan's figures, or the compiler's message.
+    patch: PatchResult | None = None
+    patch_error: str | None = None
 
 
 def _per_mac(instructions: int | None, macs: int) -> float | None:
     return round(instructions / macs, 3) if instructions is not None and macs else None
 
 
-def _generate(model: Path, out: Path) -> Compiled:
+def _generate(model: Path, out: Path, options: dict | None = None) -> Compiled:
     """Compile with the compiler's API (the per-op MACs are only there) and write the sources."""
-    compiled = compile_model(model, Options(name=c_name(model)))
+    compiled = compile_model(model, Options(name=c_name(model), **(options or {})))
     out.mkdir(parents=True, exist_ok=True)
     for fname, text in codegen.generate(compiled).items():
         (out / fname).write_text(text, encoding="utf-8")
@@ -145,22 +170,44 @@ class Prepared:
     want: list[np.ndarray]
     tflm: dict[str, int]
     input_arrays: list[np.ndarray] = field(default_factory=list)
+    # Compiled with the patch options into patched_gen, or the compiler's message.
+    patched: Compiled | None = None
+    patched_gen: Path | None = None
+    patch_error: str | None = None
 
 
-def prepare(model: Path, workdir: Path) -> Prepared:
-    """Compile the model and compute TFLM's output and arena.
+def prepare(model: Path, workdir: Path, patch_options: dict | None = None) -> Prepared:
+    """Compile the model (and with patch_options, the Options of a patch plan, once more)
+    and compute TFLM's output and arena.
 
     Run in the main thread, one model at a time: tflm_arena() redirects file descriptor 2 of
     the whole process while it runs, which concurrent threads would tangle.
     """
     gen = workdir / "gen"
     compiled = _generate(model, gen)
+    patched, patch_error = None, None
+    if patch_options:
+        try:
+            patched = _generate(model, workdir / "gen_patch", patch_options)
+        except CompileError as exc:
+            patch_error = str(exc)
     ref = Reference(model)
     # Seeded by the name, like tests/cortex_m3, so every run measures the same inference:
     # counts depend slightly on the data (clamps, soft-float), not on the run.
     x = ref.random_inputs(np.random.default_rng(zlib.crc32(model.stem.encode())))
     want = ref.run(x)
-    return Prepared(model, compiled, gen, [a.tobytes() for a in x], want, tflm_arena(str(model)), x)
+    return Prepared(
+        model,
+        compiled,
+        gen,
+        [a.tobytes() for a in x],
+        want,
+        tflm_arena(str(model)),
+        x,
+        patched,
+        workdir / "gen_patch" if patched else None,
+        patch_error,
+    )
 
 
 def counted_run(elf: Path, board: str, workdir: Path) -> tuple[runner.RunResult, dict[str, int]]:
@@ -264,6 +311,9 @@ def measure(
             instructions_ratio=round(instructions / t_instr, 3),
             cycles_ratio=round(result.cycles / t_cycles, 3),
         )
+    result.patch_error = p.patch_error
+    if p.patched is not None and p.patched_gen is not None:
+        result.patch = _measure_patch(p, name, opt, timed.board, instructions, workdir)
     if layers:
         profiled = build_run(opt, f"profile{opt}", ["-DTINYAOT_PROFILE"])
         # Each op's ticks include the hook's cost around it; an empty op measured it.
@@ -282,6 +332,30 @@ def measure(
             layer.instructions or 0 for layer in result.layers
         )
     return result
+
+
+def _measure_patch(
+    p: Prepared, name: str, opt: str, board: str, base: int, workdir: Path
+) -> PatchResult:
+    """The patch plan built for the board layer by layer ran on, and run on the same input."""
+    assert p.patched is not None and p.patched_gen is not None
+    c = p.patched
+    elf = runner.build(p.patched_gen, name, [p.inputs], board, opt, workdir / f"patch{opt}", jobs=1)
+    run = runner.run(elf, board, QEMU_TIMEOUT)
+    instructions = round(run.instructions()[0])
+    extra = c.patch.extra_macs if c.patch else 0
+    return PatchResult(
+        arena=c.plan.size,
+        input_in_place=sum(
+            c.graph.tensors[t].nbytes for t in c.graph.inputs if c.root[t] in c.in_place
+        ),
+        macs=c.macs,
+        extra_macs_percent=round(100.0 * extra / (c.macs - extra), 2) if c.macs else 0.0,
+        stage=patch.describe(c.patch) if c.patch else "no stage: layer by layer",
+        instructions=instructions,
+        instructions_overhead_percent=round(100.0 * (instructions - base) / base, 2),
+        matches_tflm=_matches(run.outputs[0], p.want),
+    )
 
 
 def _k(value: float) -> str:
@@ -383,6 +457,42 @@ def speed_table(results: list[Result], opt: str) -> str:
     return _table(rows, right={1, *range(3, 10)})
 
 
+def patch_table(results: list[Result], opt: str) -> str:
+    """Layer by layer against the patch plan: arenas, MACs and instructions."""
+    rows = [
+        [
+            "model",
+            "arena",
+            "patch arena",
+            "input in place",
+            "MACs",
+            "extra MACs %",
+            f"instr{opt}",
+            f"patch instr{opt}",
+            "instr overhead %",
+        ]
+    ]
+    for r in results:
+        q = r.patch
+        if q is None:
+            rows.append([r.model, str(r.arena), r.patch_error or "-", *["-"] * 6])
+            continue
+        rows.append(
+            [
+                r.model + ("" if q.matches_tflm else " (PATCH OUTPUT DIFFERS)"),
+                str(r.arena),
+                str(q.arena),
+                str(q.input_in_place),
+                _k(q.macs) if q.macs else "0",
+                _num(q.extra_macs_percent, 1),
+                str(r.instructions),
+                str(q.instructions),
+                _num(q.instructions_overhead_percent, 1),
+            ]
+        )
+    return _table(rows, right=set(range(1, 9)))
+
+
 def flash_table(results: list[Result]) -> str:
     """Where the code bytes of the main table come from."""
     keys = [
@@ -465,6 +575,25 @@ def main(argv: list[str] | None = None) -> int:
         help="qemu machine (default: the smallest Cortex-M3 board the model fits; "
         "mps2-an386 is a Cortex-M4, with the DSP extension)",
     )
+    parser.add_argument(
+        "--arena-budget",
+        type=int,
+        default=0,
+        metavar="BYTES",
+        help="also compile and run each model under this arena budget (patch plan)",
+    )
+    parser.add_argument(
+        "--smallest-arena",
+        action="store_true",
+        help="also compile and run each model with its smallest-arena patch plan",
+    )
+    parser.add_argument(
+        "--max-extra-macs",
+        type=int,
+        default=patch.DEFAULT_MAX_EXTRA_MACS,
+        metavar="PERCENT",
+        help="the extra MACs a patch plan may cost (default %(default)s)",
+    )
     for key, var in tflm_firmware.ENV.items():
         parser.add_argument(
             f"--{key.replace('_', '-')}-path",
@@ -483,7 +612,14 @@ def main(argv: list[str] | None = None) -> int:
 
     with tempfile.TemporaryDirectory(prefix="tinyaot-bench-") as tmp:
         root = Path(args.keep).resolve() if args.keep else Path(tmp)
-        prepared = [prepare(m, root / m.stem) for m in models]
+        patch_options = None
+        if args.arena_budget or args.smallest_arena:
+            patch_options = {
+                "arena_budget": args.arena_budget,
+                "smallest_arena": args.smallest_arena,
+                "max_extra_macs": args.max_extra_macs,
+            }
+        prepared = [prepare(m, root / m.stem, patch_options) for m in models]
         # Builds and qemu runs are subprocesses: threads are enough to overlap them.
         with ThreadPoolExecutor(max_workers=args.jobs) as pool:
             results = list(
@@ -517,6 +653,14 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print(f"flash at {FLASH_OPT}, bytes; code = the first five columns")
     print(flash_table(results))
+    if args.arena_budget or args.smallest_arena:
+        how = "smallest arena" if args.smallest_arena else f"arena budget {args.arena_budget} B"
+        cap = f"at most {args.max_extra_macs} % extra MACs"
+        print(f"\npatch plan ({how}, {cap}) against layer by layer")
+        print(patch_table(results, args.opt))
+        for r in results:
+            if r.patch is not None:
+                print(f"{r.model}: {r.patch.stage}")
     if args.layers:
         for r in results:
             print(f"\n{r.model}")
@@ -536,7 +680,13 @@ def main(argv: list[str] | None = None) -> int:
             "models": [asdict(r) for r in results],
         }
         Path(args.json).write_text(json.dumps(doc, indent=2) + "\n", encoding="utf-8")
-    bad = [r.model for r in results if not r.matches_tflm or (r.tflm and not r.tflm.matches_tflm)]
+    bad = [
+        r.model
+        for r in results
+        if not r.matches_tflm
+        or (r.tflm and not r.tflm.matches_tflm)
+        or (r.patch and not r.patch.matches_tflm)
+    ]
     if bad:
         print(f"\nbench: output differs from TFLite Micro for {', '.join(bad)}", file=sys.stderr)
     return 1 if bad else 0
