@@ -16,7 +16,7 @@ import pytest
 import tflite_builder as tb
 from harness import split_outputs
 from host import runner
-from hypothesis import HealthCheck, assume, given, settings
+from hypothesis import HealthCheck, assume, example, given, settings
 from hypothesis import strategies as st
 from reference import Reference
 from tinyaot import cli, codegen, compiler, planner, report
@@ -157,6 +157,23 @@ def layer() -> st.SearchStrategy[Layer]:
     depth=st.integers(2, 5),
     stripes=st.integers(2, 7),
     seed=st.integers(0, 1000),
+)
+# Stripes of the PAD's padding rows alone, which need no row of the layers before it.
+@example(
+    layers=[("conv", 1, 2, False, 4), ("conv", 1, 2, False, 4), ("pad", 1, 1, False, 4)],
+    size=10,
+    channels=1,
+    depth=3,
+    stripes=3,
+    seed=0,
+)
+@example(
+    layers=[("conv", 1, 2, False, 4), ("conv", 1, 2, False, 4), ("pad", 2, 1, False, 4)],
+    size=10,
+    channels=1,
+    depth=3,
+    stripes=4,
+    seed=0,
 )
 def test_stage_matches_tflite_micro(
     layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime

@@ -152,8 +152,9 @@ def stripes(chain: list[Layer], count: int) -> tuple[Stripe, ...]:
     for a, b in zip(cuts, cuts[1:], strict=False):
         outs, ins = [], []
         for layer in reversed(chain):
-            lo = max(0, a * layer.stride - layer.pad)
-            hi = min(layer.in_h, (b - 1) * layer.stride - layer.pad + layer.k)
+            # A stripe of a PAD's padding rows alone needs no row of what comes before it.
+            lo = min(layer.in_h, max(0, a * layer.stride - layer.pad))
+            hi = max(lo, min(layer.in_h, (b - 1) * layer.stride - layer.pad + layer.k))
             outs.append((a, b))
             ins.append((lo, hi))
             a, b = lo, hi
@@ -291,8 +292,9 @@ def _pad_op(
     (a constant paddings tensor of its own)."""
     full = graph.tensor(op.inputs[1]).data
     assert full is not None
-    top = rows_in[0] - (rows_out[0] - layer.pad)
-    bottom = rows_out[1] - rows_out[0] - top - (rows_in[1] - rows_in[0])
+    rows = rows_out[1] - rows_out[0]
+    top = min(rows, max(0, rows_in[0] + layer.pad - rows_out[0]))
+    bottom = rows - top - (rows_in[1] - rows_in[0])
     pads = full.reshape(4, 2).astype(np.int32).copy()
     pads[1] = (top, bottom)
     t = graph.tensor(op.inputs[1])
@@ -409,9 +411,12 @@ def choose(
         cheap = lambda c: (c.extra_macs, c.estimate, c.depth, len(c.stripes))  # noqa: E731
         fits = sorted((c for c in found if c.estimate <= budget), key=cheap)[:TRIALS]
         # The estimate of the rest of the network leaves out its in-place overlaps, so each
-        # depth's best stage whose own part fits is tried too, the fewest extra MACs first.
-        own_fits = [c for c in by_size if c.own <= budget]
-        order = list(dict.fromkeys(sorted({*fits, *own_fits}, key=cheap) + by_size))
+        # depth's cheapest stage whose own part fits is tried too, the fewest extra MACs first.
+        own_fits: dict[int, Candidate] = {}
+        for c in sorted(found, key=cheap):
+            if c.own <= budget:
+                own_fits.setdefault(c.depth, c)
+        order = list(dict.fromkeys(sorted({*fits, *own_fits.values()}, key=cheap) + by_size))
     best: tuple[int, int, Candidate] | None = None
     cache: dict = {}
     for cand in order:
