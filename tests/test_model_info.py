@@ -413,7 +413,7 @@ REPORT_KEYS = {
     "": ["schema", "model", "inputs", "outputs", "ops", "arena", "state", "weights", "code",
          "patch_stage"],
     "model": ["name", "source", "macs"],
-    "port": ["tensor", "name", "dtype", "shape", "bytes", "quantization"],
+    "port": ["tensor", "name", "dtype", "shape", "bytes", "quantization", "in_place"],
     "quantization": ["scale", "zero_point", "axis"],
     "op": ["index", "op", "kernel", "output_shape", "macs"],
     "arena": ["bytes", "alignment", "section", "shared_pool", "tensors"],
