@@ -5,7 +5,8 @@
 #   include(<tinyaot>/cmake/tinyaot.cmake)
 #   tinyaot_add_model(<target> MODEL <file.tflite> NAME <name>
 #                     [ARENA_ALIGNMENT <bytes>] [ARENA_SECTION <section>]
-#                     [WEIGHTS_SECTION <section>] [ARENA_BUDGET <bytes>] [SHARED_ARENA <pool>]
+#                     [WEIGHTS_SECTION <section>] [ARENA_BUDGET <bytes>] [SMALLEST_ARENA]
+#                     [MAX_EXTRA_MACS <percent>] [SHARED_ARENA <pool>]
 #                     [CUSTOM_OPS <code>...] [PROFILE] [NO_ARG_CHECKS])
 #
 # runs the compiler at build time into ${CMAKE_CURRENT_BINARY_DIR}/tinyaot/<name>/, adds
@@ -287,8 +288,8 @@ uint8_t tinyaot_pool_@pool@[@POOL@_POOL_SIZE] @attributes@;
 endfunction()
 
 function(tinyaot_add_model target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS"
-    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_BUDGET;SHARED_ARENA"
+  cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS;SMALLEST_ARENA"
+    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_BUDGET;MAX_EXTRA_MACS;SHARED_ARENA"
     "CUSTOM_OPS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tinyaot_add_model: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -334,6 +335,16 @@ function(tinyaot_add_model target)
   endif()
   if(arg_ARENA_BUDGET)
     list(APPEND options --arena-budget ${arg_ARENA_BUDGET})
+  endif()
+  if(arg_SMALLEST_ARENA)
+    list(APPEND options --smallest-arena)
+  endif()
+  if(DEFINED arg_MAX_EXTRA_MACS)
+    if(NOT arg_MAX_EXTRA_MACS MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): MAX_EXTRA_MACS "
+                          "'${arg_MAX_EXTRA_MACS}' is not a whole percentage")
+    endif()
+    list(APPEND options --max-extra-macs ${arg_MAX_EXTRA_MACS})
   endif()
   foreach(code IN LISTS arg_CUSTOM_OPS)
     list(APPEND options --custom-op ${code})
