@@ -161,11 +161,21 @@ function(_tinyaot_python out)
   set(${out} ${python} PARENT_SCOPE)
 endfunction()
 
-# The runtime sources. profile.c is listed only on request: it needs tinyaot_profile_clock(),
-# which only profiling builds provide.
+# The runtime's assembly (crt/src/thumb2/) needs the ASM language, which a project of C alone
+# lacks; Zephyr has it.
+if(NOT CMAKE_ASM_COMPILER_LOADED)
+  enable_language(ASM)
+endif()
+
+# The runtime sources, from crt/sources.txt (the one list CMake, bench/ and the tests build
+# from). profile.c is returned only on request: it needs tinyaot_profile_clock(), which only
+# profiling builds provide.
 function(tinyaot_runtime_sources out)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE" "" "")
-  file(GLOB sources CONFIGURE_DEPENDS ${TINYAOT_ROOT}/crt/src/*.c)
+  set(listed ${TINYAOT_ROOT}/crt/sources.txt)
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${listed})
+  file(STRINGS ${listed} lines REGEX "^[^#]")
+  list(TRANSFORM lines PREPEND ${TINYAOT_ROOT}/crt/ OUTPUT_VARIABLE sources)
   if(NOT arg_PROFILE)
     list(FILTER sources EXCLUDE REGEX "/profile\\.c$")
   endif()

@@ -6,9 +6,9 @@ session; tests/host/runner.py then links every host build with the runtime compi
 `python3 tests/crt_coverage.py DIR` prints the coverage of every crt/src file and exits 1 when
 lines are below MIN_LINES percent or a function never ran.
 
-Only what the host compiles is counted: the Thumb-2 assembly of conv_fast.c and dwconv_fast.c
-is built for ARM alone (the Cortex-M tests run it), and on the host the fast kernels call their
-portable C routines (tinyaot_conv_pairs_c, tinyaot_dw3x3_c, fc_run_c) instead.
+Only the C the host compiles is counted: the Thumb-2 assembly of crt/src/thumb2/ is built for
+ARM alone (the Cortex-M tests run it), and on the host the fast kernels call their portable C
+routines (tinyaot_conv_pairs_c, tinyaot_dw3x3_c, fc_run_c) instead.
 """
 
 from __future__ import annotations
@@ -19,7 +19,12 @@ import sys
 from dataclasses import dataclass
 from pathlib import Path
 
-CRT_SRC = Path(__file__).resolve().parents[1] / "crt" / "src"
+REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO / "scripts"))
+
+from tinyaot.runtime_sources import runtime_sources  # noqa: E402
+
+CRT_SRC = REPO / "crt" / "src"
 MIN_LINES = 90.0
 
 
@@ -35,7 +40,7 @@ class FileCoverage:
 def gather(objdir: Path, sources: list[Path] | None = None) -> list[FileCoverage]:
     """Coverage of each crt/src file (or of `sources`) from the .gcno/.gcda files in objdir."""
     found = []
-    for src in sources or sorted(CRT_SRC.glob("*.c")):
+    for src in sources or runtime_sources(".c"):
         done = subprocess.run(
             ["gcov", "--json-format", "--stdout", "-o", str(objdir), str(src)],
             capture_output=True,

@@ -6,6 +6,7 @@ import subprocess
 
 from harness import REPO, compile_model
 from reference import MODELS
+from tinyaot.runtime_sources import runtime_sources
 
 CHECKS = r"""
 #include <stdio.h>
@@ -54,7 +55,7 @@ def build(tmp_path, *flags):
         str(REPO / "crt" / "include"),
         str(main),
         str(gen / "hw.c"),
-        *map(str, sorted((REPO / "crt" / "src").glob("*.c"))),
+        *map(str, runtime_sources()),
         "-o",
         str(exe),
     ]

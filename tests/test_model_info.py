@@ -32,6 +32,7 @@ from harness import (
 )
 from host import runner
 from reference import Reference, model_paths
+from tinyaot.runtime_sources import runtime_sources
 
 MODELS = model_paths()
 CRT = REPO / "crt"
@@ -123,7 +124,7 @@ def runtime(out: Path, *flags: str) -> list[Path]:
     """crt/src compiled once with these flags, for every program built with them."""
     out.mkdir(parents=True, exist_ok=True)
     objects = []
-    for source in sorted((CRT / "src").glob("*.c")):
+    for source in runtime_sources():
         obj = out / f"{source.stem}.o"
         cmd = ["gcc", *CFLAGS, *flags, "-I", str(CRT / "include"), "-c", str(source)]
         subprocess.run([*cmd, "-o", str(obj)], check=True)

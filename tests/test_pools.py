@@ -7,6 +7,7 @@ import subprocess
 import numpy as np
 from harness import REPO, compile_model, split_outputs, tinyaot
 from reference import MODELS, Reference
+from tinyaot.runtime_sources import runtime_sources
 
 KWS = MODELS / "mlperf_tiny_kws_dscnn_int8.tflite"
 SPEECH = MODELS / "tflm_micro_speech_int8.tflite"
@@ -82,7 +83,7 @@ def test_two_models_share_one_pool(tmp_path):
         str(main),
         str(gk / "kws.c"),
         str(gs / "speech.c"),
-        *map(str, sorted((REPO / "crt" / "src").glob("*.c"))),
+        *map(str, runtime_sources()),
         "-o",
         str(exe),
     ]

@@ -1,5 +1,7 @@
 /* DEPTHWISE_CONV_2D int8, fast path; the element order is documented in tinyaot/dwconv_fast.h. */
+#include <stddef.h>
 #include <string.h>
+#include <tinyaot/asm_layout.h>
 #include <tinyaot/dwconv_fast.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/isa.h>
@@ -17,7 +19,7 @@ static inline int32_t tinyaot_dw3x3_weight(const int32_t *record, int32_t k)
 	return (int8_t)(uint8_t)((uint32_t)record[1 + k / 4] >> (8 * (k % 4)));
 }
 
-/* The portable block routine: the reference for the Thumb-2 ones below. */
+/* The portable block routine: the reference for the Thumb-2 ones (thumb2/dw3x3_routines.S). */
 static void tinyaot_dw3x3_block(const int32_t *record, int8_t *stage, int32_t n, int32_t s,
 				int32_t lo, int32_t hi, int32_t line)
 {
@@ -78,394 +80,44 @@ struct dw_group {
 };
 
 #if TINYAOT_ASM_THUMB2
-/* The assembly below has the stage's geometry built in: rows 144 bytes apart, outputs at 432,
- * 9 columns.
+/*
+ * The block routines, the staging and the chunk loop are Thumb-2 assembly,
+ * crt/src/thumb2/dw3x3_routines.S, which has the stage's geometry (rows 144 bytes apart,
+ * outputs at 432, 9 columns), the line requantisation's shift (asr #2) and the group's layout
+ * (tinyaot/asm_layout.h) built in.
  */
 typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432 && TINYAOT_DW3X3_COLS == 9)
 					? 1
 					: -1];
+typedef char tinyaot_line_shift[TINYAOT_LINE_SHIFT == 2 ? 1 : -1];
+typedef char
+	dw_group_layout[(offsetof(struct dw_group, k.zp4) == TINYAOT_DW_GROUP_K_ZP4 &&
+			 offsetof(struct dw_group, k.ch) == TINYAOT_DW_GROUP_K_CH &&
+			 offsetof(struct dw_group, k.cols) == TINYAOT_DW_GROUP_K_COLS &&
+			 offsetof(struct dw_group, k.ja) == TINYAOT_DW_GROUP_K_JA &&
+			 offsetof(struct dw_group, k.jb) == TINYAOT_DW_GROUP_K_JB &&
+			 offsetof(struct dw_group, k.words) == TINYAOT_DW_GROUP_K_WORDS &&
+			 offsetof(struct dw_group, rows) == TINYAOT_DW_GROUP_ROWS &&
+			 offsetof(struct dw_group, records) == TINYAOT_DW_GROUP_RECORDS &&
+			 offsetof(struct dw_group, out) == TINYAOT_DW_GROUP_OUT &&
+			 offsetof(struct dw_group, n) == TINYAOT_DW_GROUP_N &&
+			 offsetof(struct dw_group, fn) == TINYAOT_DW_GROUP_FN &&
+			 offsetof(struct dw_group, p) == TINYAOT_DW_GROUP_P &&
+			 offsetof(struct dw_group, chunks) == TINYAOT_DW_GROUP_CHUNKS &&
+			 offsetof(struct dw_group, chunk_record) == TINYAOT_DW_GROUP_CHUNK_RECORD)
+				? 1
+				: -1];
 
-/*
- * Thumb-2 block routines, one per stride and width, written out by assembler macros: GCC
- * spills the C one's accumulators. r0 = records, r1 = stage. Per channel: r1 the bias (the
- * first product of every accumulator adds it; loading it moves r0 to the record's m, with the
- * weights 12 to 4 bytes below), r2-r7 the accumulators, r8-r10 a kernel row's
- * weights, r11 an input; then r8-r10 and ip the channel's m, h, e - 1 and c, r11 and r1
- * scratch; lr walks the stage's slots. Per output: 6 instructions of requantisation and store
- * (tinyaot_requant_c, SSAT). The line routines read m and h to r8 and r9 and take 4 per output
- * (a copy of h, SMLAL, SSAT, STRB; tinyaot_requant_line), 3 for the last, which takes h itself.
- */
-__asm__(".altmacro\n"
-	".macro tdw_mla acc, w, add\n\t"
-	"mla r&acc, r&w, r11, r&add\n"
-	".endm\n"
-	/* Kernel row r of n outputs of stride s: its three weights, then each input column
-	 * once, multiplied into every output whose window holds it.
-	 */
-	".macro tdw_row n, s, r\n\t"
-	"ldrsb r8, [r0, #(r * 3 - 12)]\n\t"
-	"ldrsb r9, [r0, #(r * 3 - 11)]\n\t"
-	"ldrsb r10, [r0, #(r * 3 - 10)]\n\t"
-	".set tdw_col, 0\n\t"
-	".rept (n - 1) * s + 3\n\t"
-	"ldrsb r11, [lr, #(r * 144 + tdw_col * 16)]\n\t"
-	".set tdw_i, 0\n\t"
-	".rept n\n\t"
-	".set tdw_k, tdw_col - tdw_i * s\n\t"
-	".if (tdw_k >= 0) && (tdw_k <= 2)\n\t"
-	".if (r == 0) && (tdw_k == 0)\n\t"
-	"tdw_mla %(2 + tdw_i), %(8 + tdw_k), 1\n\t"
-	".else\n\t"
-	"tdw_mla %(2 + tdw_i), %(8 + tdw_k), %(2 + tdw_i)\n\t"
-	".endif\n\t"
-	".endif\n\t"
-	".set tdw_i, tdw_i + 1\n\t"
-	".endr\n\t"
-	".set tdw_col, tdw_col + 1\n\t"
-	".endr\n"
-	".endm\n"
-	".macro tdw_out acc, off\n\t"
-	"eor r11, ip, r&acc, asr #31\n\t"
-	"add r1, r9, r&acc, asr #31\n\t"
-	"smlal r11, r1, r&acc, r8\n\t"
-	"asr r1, r1, r10\n\t"
-	"ssat r1, #8, r1\n\t"
-	"strb r1, [lr, #off]\n"
-	".endm\n"
-	".macro tdw_line acc, off, last\n\t"
-	".if last\n\t"
-	"smlal r&acc, r9, r&acc, r8\n\t"
-	"ssat r9, #8, r9, asr #2\n\t"
-	"strb r9, [lr, #off]\n\t"
-	".else\n\t"
-	"mov r1, r9\n\t"
-	"smlal r&acc, r1, r&acc, r8\n\t"
-	"ssat r1, #8, r1, asr #2\n\t"
-	"strb r1, [lr, #off]\n\t"
-	".endif\n"
-	".endm\n"
-	".macro tdw_fn name, n, s, line\n\t"
-	".pushsection .text.\\name,\"ax\",%progbits\n\t"
-	".syntax unified\n\t"
-	".thumb\n\t"
-	".p2align 2\n\t"
-	".global \\name\n\t"
-	".type \\name, %function\n\t"
-	".thumb_func\n"
-	"\\name:\n\t"
-	"push {r4-r11, lr}\n\t"
-	"mov lr, r1\n"
-	"1:\n\t"
-	"ldr r1, [r0], #16\n\t"
-	"tdw_row n, s, 0\n\t"
-	"tdw_row n, s, 1\n\t"
-	"tdw_row n, s, 2\n\t"
-	".set tdw_i, 0\n\t"
-	".if line\n\t"
-	"ldmia r0!, {r8, r9}\n\t"
-	".rept n\n\t"
-	"tdw_line %(2 + tdw_i), %(432 + tdw_i * 16), %(tdw_i == n - 1)\n\t"
-	".set tdw_i, tdw_i + 1\n\t"
-	".endr\n\t"
-	".else\n\t"
-	"ldmia r0!, {r8, r9, r10, ip}\n\t"
-	".rept n\n\t"
-	"tdw_out %(2 + tdw_i), %(432 + tdw_i * 16)\n\t"
-	".set tdw_i, tdw_i + 1\n\t"
-	".endr\n\t"
-	".endif\n\t"
-	"add lr, lr, #1\n\t"
-	"tst lr, #15\n\t"
-	"bne 1b\n\t"
-	"pop {r4-r11, pc}\n\t"
-	".size \\name, .-\\name\n\t"
-	".popsection\n"
-	".endm\n"
-	"tdw_fn tinyaot_dw3x3_s1_n1, 1, 1, 0\n"
-	"tdw_fn tinyaot_dw3x3_s1_n2, 2, 1, 0\n"
-	"tdw_fn tinyaot_dw3x3_s1_n3, 3, 1, 0\n"
-	"tdw_fn tinyaot_dw3x3_s1_n4, 4, 1, 0\n"
-	"tdw_fn tinyaot_dw3x3_s1_n5, 5, 1, 0\n"
-	"tdw_fn tinyaot_dw3x3_s1_n6, 6, 1, 0\n"
-	"tdw_fn tinyaot_dw3x3_s2_n1, 1, 2, 0\n"
-	"tdw_fn tinyaot_dw3x3_s2_n2, 2, 2, 0\n"
-	"tdw_fn tinyaot_dw3x3_s2_n3, 3, 2, 0\n"
-	"tdw_fn tinyaot_dw3x3_s2_n4, 4, 2, 0\n"
-	"tdw_fn tinyaot_dw3x3_line_s1_n1, 1, 1, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s1_n2, 2, 1, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s1_n3, 3, 1, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s1_n4, 4, 1, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s1_n5, 5, 1, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s1_n6, 6, 1, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s2_n1, 1, 2, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s2_n2, 2, 2, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s2_n3, 3, 2, 1\n"
-	"tdw_fn tinyaot_dw3x3_line_s2_n4, 4, 2, 1\n"
-	".noaltmacro\n");
-
-/*
- * tinyaot_dw3x3_stage_t2(slot, rows, k) is tinyaot_dw3x3_stage for chunks of 16 or 8 channels of
- * word-aligned input (k->words = 4 or 2): an LDM and an STM (LDRD and STRD) per column. r0 the
- * stage row, r1 rows, r2 the input row (0 when padding), r3 the zero point, r4-r7 a column, r8 =
- * k->ch, r9 = k->cols, r10 = k->ja, r11 = k->jb, ip a count, lr the stage column.
+/* tinyaot_dw3x3_stage for chunks of 16 or 8 channels of word-aligned input (k->words = 4 or
+ * 2).
  */
 void tinyaot_dw3x3_stage_t2(int8_t *slot, const int8_t *const rows[3], const struct dw_cols *k);
 
-__asm__(".macro tdw_zero\n\t"
-	"str r3, [lr]\n\t"
-	"str r3, [lr, #4]\n\t"
-	"str r3, [lr, #8]\n\t"
-	"str r3, [lr, #12]\n\t"
-	"add lr, lr, #16\n"
-	".endm\n"
-	/* A column of 16 channels, or of 8; the stage's columns are 16 bytes apart. */
-	".macro tdw_copy16\n\t"
-	"ldm r2, {r4-r7}\n\t"
-	"add r2, r2, r8\n\t"
-	"stm lr!, {r4-r7}\n"
-	".endm\n"
-	".macro tdw_copy8\n\t"
-	"ldrd r4, r5, [r2]\n\t"
-	"add r2, r2, r8\n\t"
-	"strd r4, r5, [lr], #16\n"
-	".endm\n"
-	".macro tdw_stage_row copy\n\t"
-	"ldr r2, [r1], #4\n\t"
-	"mov lr, r0\n\t"
-	"cbnz r2, 9f\n\t"
-	"mov ip, r9\n\t"
-	"b 3f\n"
-	"9:\n\t"
-	"movs ip, r10\n\t"
-	"beq 2f\n"
-	"1:\n\t"
-	"tdw_zero\n\t"
-	"subs ip, ip, #1\n\t"
-	"bne 1b\n"
-	"2:\n\t"
-	"sub ip, r11, r10\n\t"
-	/* The jb - ja (1 to TINYAOT_DW3X3_COLS) columns inside the input: straight copies,
-	 * entered with TBB so that they end together, instead of a loop with a test a column.
-	 */
-	"tbb [pc, ip]\n"
-	".Ltdw_t\\@:\n\t"
-	".byte 0\n\t"
-	".byte (.Ltdw_c1\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c2\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c3\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c4\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c5\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c6\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c7\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c8\\@ - .Ltdw_t\\@) / 2\n\t"
-	".byte (.Ltdw_c9\\@ - .Ltdw_t\\@) / 2\n\t"
-	".p2align 1\n"
-	".Ltdw_c9\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c8\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c7\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c6\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c5\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c4\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c3\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c2\\@:\n\t"
-	"\\copy\n"
-	".Ltdw_c1\\@:\n\t"
-	"\\copy\n"
-	"subs ip, r9, r11\n\t"
-	"beq 4f\n"
-	"3:\n\t"
-	"tdw_zero\n\t"
-	"subs ip, ip, #1\n\t"
-	"bne 3b\n"
-	"4:\n\t"
-	"add r0, r0, #144\n"
-	".endm\n"
-	".pushsection .text.tinyaot_dw3x3_stage_t2,\"ax\",%progbits\n\t"
-	".syntax unified\n\t"
-	".thumb\n\t"
-	".p2align 2\n\t"
-	".type tinyaot_dw3x3_stage_t2, %function\n\t"
-	".thumb_func\n"
-	"tinyaot_dw3x3_stage_t2:\n\t"
-	"push {r4-r11, lr}\n\t"
-	/* Where rows[] ends, on the stack: a loop over the three rows is 400 bytes less code
-	 * than writing them out, for 3 instructions a row.
-	 */
-	"add r4, r1, #12\n\t"
-	"push {r4}\n\t"
-	"ldm r2, {r3, r8-r11, ip}\n\t"
-	"cmp ip, #4\n\t"
-	"bne 6f\n"
-	"7:\n\t"
-	"tdw_stage_row tdw_copy16\n\t"
-	"ldr ip, [sp]\n\t"
-	"cmp r1, ip\n\t"
-	"bne 7b\n\t"
-	"add sp, sp, #4\n\t"
-	"pop {r4-r11, pc}\n"
-	"6:\n\t"
-	"tdw_stage_row tdw_copy8\n\t"
-	"ldr ip, [sp]\n\t"
-	"cmp r1, ip\n\t"
-	"bne 6b\n\t"
-	"add sp, sp, #4\n\t"
-	"pop {r4-r11, pc}\n\t"
-	".size tinyaot_dw3x3_stage_t2, .-tinyaot_dw3x3_stage_t2\n\t"
-	".popsection\n");
-
-/* The line requantisation's SSAT shifts by 2 (asr #2 above). */
-typedef char tinyaot_line_shift[TINYAOT_LINE_SHIFT == 2 ? 1 : -1];
-
-typedef char dw_group_layout
-	[(offsetof(struct dw_group, rows) == 24 && offsetof(struct dw_group, records) == 36 &&
-	  offsetof(struct dw_group, out) == 40 && offsetof(struct dw_group, n) == 44 &&
-	  offsetof(struct dw_group, fn) == 48 && offsetof(struct dw_group, p) == 52 &&
-	  offsetof(struct dw_group, chunks) == 56 && offsetof(struct dw_group, chunk_record) == 60)
-		 ? 1
-		 : -1];
-
 /*
- * tinyaot_dw3x3_chunks_t2(g, slot) runs every chunk of a group whose chunks are all 16 channels, or
- * one of 8, with word-aligned input and output: stage (tinyaot_dw3x3_stage_t2), block routine, then
- * the outputs copied from the stage to the output tensor, an LDM and an STM each. It is the C
- * loop of tinyaot_dwconv_fast_s8 without its per-chunk calls and tests. r4 = g, r5 = slot,
- * r6 the chunks left; r7, r8, ip and lr carry the copies.
+ * Runs every chunk of a group whose chunks are all 16 channels, or one of 8, with word-aligned
+ * input and output: the C loop of tinyaot_dwconv_fast_s8 without its per-chunk calls and tests.
  */
 void tinyaot_dw3x3_chunks_t2(struct dw_group *g, int8_t *slot);
-
-__asm__(".pushsection .text.tinyaot_dw3x3_chunks_t2,\"ax\",%progbits\n\t"
-	".syntax unified\n\t"
-	".thumb\n\t"
-	".p2align 2\n\t"
-	".type tinyaot_dw3x3_chunks_t2, %function\n\t"
-	".thumb_func\n"
-	"tinyaot_dw3x3_chunks_t2:\n\t"
-	"push {r4-r8, lr}\n\t"
-	"mov r4, r0\n\t"
-	"mov r5, r1\n\t"
-	"ldr r6, [r4, #56]\n"
-	"1:\n\t"
-	"mov r0, r5\n\t"
-	"add r1, r4, #24\n\t"
-	"mov r2, r4\n\t"
-	"bl tinyaot_dw3x3_stage_t2\n\t"
-	"ldr r0, [r4, #36]\n\t"
-	"mov r1, r5\n\t"
-	"ldr r2, [r4, #44]\n\t"
-	"ldr r3, [r4, #52]\n\t"
-	"ldr ip, [r4, #48]\n\t"
-	"blx ip\n\t"
-	"ldr r0, [r4, #40]\n\t"
-	"ldr r1, [r4, #4]\n\t"
-	"add r2, r5, #432\n\t"
-	"ldr r3, [r4, #44]\n\t"
-	"ldr ip, [r4, #20]\n\t"
-	/* The n (1 to 6) outputs: straight copies entered with TBB, the last without the step. */
-	"cmp ip, #4\n\t"
-	"bne 3f\n\t"
-	"tbb [pc, r3]\n"
-	".Ltdw_o16_t:\n\t"
-	".byte 0\n\t"
-	".byte (.Ltdw_o16_1 - .Ltdw_o16_t) / 2\n\t"
-	".byte (.Ltdw_o16_2 - .Ltdw_o16_t) / 2\n\t"
-	".byte (.Ltdw_o16_3 - .Ltdw_o16_t) / 2\n\t"
-	".byte (.Ltdw_o16_4 - .Ltdw_o16_t) / 2\n\t"
-	".byte (.Ltdw_o16_5 - .Ltdw_o16_t) / 2\n\t"
-	".byte (.Ltdw_o16_6 - .Ltdw_o16_t) / 2\n\t"
-	".p2align 1\n"
-	".Ltdw_o16_6:\n\t"
-	"ldm r2!, {r7, r8, ip, lr}\n\t"
-	"stm r0, {r7, r8, ip, lr}\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o16_5:\n\t"
-	"ldm r2!, {r7, r8, ip, lr}\n\t"
-	"stm r0, {r7, r8, ip, lr}\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o16_4:\n\t"
-	"ldm r2!, {r7, r8, ip, lr}\n\t"
-	"stm r0, {r7, r8, ip, lr}\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o16_3:\n\t"
-	"ldm r2!, {r7, r8, ip, lr}\n\t"
-	"stm r0, {r7, r8, ip, lr}\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o16_2:\n\t"
-	"ldm r2!, {r7, r8, ip, lr}\n\t"
-	"stm r0, {r7, r8, ip, lr}\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o16_1:\n\t"
-	"ldm r2!, {r7, r8, ip, lr}\n\t"
-	"stm r0, {r7, r8, ip, lr}\n\t"
-	"b 4f\n"
-	"3:\n\t"
-	"tbb [pc, r3]\n"
-	".Ltdw_o8_t:\n\t"
-	".byte 0\n\t"
-	".byte (.Ltdw_o8_1 - .Ltdw_o8_t) / 2\n\t"
-	".byte (.Ltdw_o8_2 - .Ltdw_o8_t) / 2\n\t"
-	".byte (.Ltdw_o8_3 - .Ltdw_o8_t) / 2\n\t"
-	".byte (.Ltdw_o8_4 - .Ltdw_o8_t) / 2\n\t"
-	".byte (.Ltdw_o8_5 - .Ltdw_o8_t) / 2\n\t"
-	".byte (.Ltdw_o8_6 - .Ltdw_o8_t) / 2\n\t"
-	".p2align 1\n"
-	".Ltdw_o8_6:\n\t"
-	"ldrd r7, r8, [r2], #16\n\t"
-	"strd r7, r8, [r0]\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o8_5:\n\t"
-	"ldrd r7, r8, [r2], #16\n\t"
-	"strd r7, r8, [r0]\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o8_4:\n\t"
-	"ldrd r7, r8, [r2], #16\n\t"
-	"strd r7, r8, [r0]\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o8_3:\n\t"
-	"ldrd r7, r8, [r2], #16\n\t"
-	"strd r7, r8, [r0]\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o8_2:\n\t"
-	"ldrd r7, r8, [r2], #16\n\t"
-	"strd r7, r8, [r0]\n\t"
-	"add r0, r0, r1\n"
-	".Ltdw_o8_1:\n\t"
-	"ldrd r7, r8, [r2], #16\n\t"
-	"strd r7, r8, [r0]\n\t"
-	"4:\n\t"
-	"subs r6, r6, #1\n\t"
-	"beq 5f\n\t"
-	/* The next chunk: 16 channels on in records, outputs and (where not padding) rows. */
-	"ldr r0, [r4, #36]\n\t"
-	"ldr r1, [r4, #60]\n\t"
-	"add r0, r0, r1\n\t"
-	"str r0, [r4, #36]\n\t"
-	"ldr r0, [r4, #40]\n\t"
-	"add r0, r0, #16\n\t"
-	"str r0, [r4, #40]\n\t"
-	"add ip, r4, #24\n\t"
-	"ldm ip, {r0-r2}\n\t"
-	"cmp r0, #0\n\t"
-	"it ne\n\t"
-	"addne r0, r0, #16\n\t"
-	"cmp r1, #0\n\t"
-	"it ne\n\t"
-	"addne r1, r1, #16\n\t"
-	"cmp r2, #0\n\t"
-	"it ne\n\t"
-	"addne r2, r2, #16\n\t"
-	"stm ip, {r0-r2}\n\t"
-	"b 1b\n"
-	"5:\n\t"
-	"pop {r4-r8, pc}\n\t"
-	".size tinyaot_dw3x3_chunks_t2, .-tinyaot_dw3x3_chunks_t2\n\t"
-	".popsection\n");
 #define DW_STAGE_T2 1
 #else
 #define DW3X3_C(name, s, n, line)                                                                  \

@@ -4,10 +4,10 @@ Used by the pytest suite (bit-exact outputs on a real Cortex-M3 instruction set 
 the benchmark (instruction counts, flash and RAM).
 
 The firmware is main.c + startup.c from this folder, the generated model's .c files, every
-crt/src/*.c and an inputs.c written here from the caller's input bytes. It runs each input set
-once and prints results over ARM semihosting; qemu runs with -icount so that the SysTick cycle
-count main.c reports is a deterministic function of the executed instruction count (see
-TICKS_PER_INSTRUCTION).
+runtime source of crt/sources.txt and an inputs.c written here from the caller's input bytes.
+It runs each input set once and prints results over ARM semihosting; qemu runs with -icount so
+that the SysTick cycle count main.c reports is a deterministic function of the executed
+instruction count (see TICKS_PER_INSTRUCTION).
 
 build_auto() (or board="auto") picks the board from the firmware's measured sizes
 (choose_board); flash_split() attributes the flash to weights, generated code, runtime and
@@ -30,6 +30,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NamedTuple
+
+from tinyaot.runtime_sources import runtime_sources
 
 HARNESS_DIR = Path(__file__).resolve().parent
 REPO_ROOT = HARNESS_DIR.parents[1]
@@ -364,7 +366,7 @@ def compile_sources(
 
     inputs_c = workdir / "inputs.c"
     write_inputs_c(inputs_c, inputs)
-    crt = sorted(CRT_SRC.glob("*.c")) if crt_sources is None else [Path(p) for p in crt_sources]
+    crt = runtime_sources() if crt_sources is None else [Path(p) for p in crt_sources]
     # Prefixed object names: the model, the runtime and the harness may share file names.
     # flash_split() relies on these prefixes to tell the three apart.
     sources = [
@@ -475,8 +477,8 @@ def build(
     inputs[set][i] are the bytes of input i for that set, in the model's input order.
     workdir receives inputs.c, the objects, <name>.elf and <name>.map; None makes a fresh
     temporary directory (left for the caller to inspect or delete). crt_sources defaults to
-    every crt/src/*.c; pass [] to build a model that needs no runtime kernels. Files are
-    compiled in parallel (jobs, default one per CPU) and any failure raises BuildError.
+    every source of crt/sources.txt; pass [] to build a model that needs no runtime kernels.
+    Files are compiled in parallel (jobs, default one per CPU) and any failure raises BuildError.
     """
     board = _board(board)
     objects = compile_sources(

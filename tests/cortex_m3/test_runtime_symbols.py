@@ -13,13 +13,14 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 import runner  # noqa: E402
+from tinyaot.runtime_sources import runtime_sources  # noqa: E402
 
 
 @pytest.mark.skipif(bool(runner.missing_tools()), reason="needs arm-none-eabi-gcc")
 @pytest.mark.parametrize("cpu", ["cortex-m3", "cortex-m4"])
 def test_runtime_symbols_are_prefixed(tmp_path: Path, cpu: str) -> None:
     unnamed, bytes_named, bytes_text = [], 0, 0
-    for src in sorted(runner.CRT_SRC.glob("*.c")):
+    for src in runtime_sources():
         obj = tmp_path / f"{src.stem}.o"
         cmd = [runner.GCC, f"-mcpu={cpu}", "-mthumb", "-Os", "-std=c99", "-ffunction-sections"]
         cmd += ["-fdata-sections", "-DTINYAOT_PROFILE", f"-I{runner.CRT_INCLUDE}", "-c", str(src)]

@@ -13,6 +13,8 @@ import subprocess
 import threading
 from pathlib import Path
 
+from tinyaot.runtime_sources import runtime_sources
+
 REPO = Path(__file__).resolve().parents[2]
 CRT = REPO / "crt"
 CFLAGS = ("-std=c99", "-O2", "-Wall", "-Wextra", "-Werror")
@@ -133,7 +135,7 @@ def link(
     if runtime is None and coverage and not extra_flags:
         runtime = [*runtime_objects(Path(coverage) / "obj", COVERAGE_FLAGS), "--coverage"]
     if runtime is None:
-        runtime = [str(s) for s in sorted((CRT / "src").glob("*.c"))]
+        runtime = [str(s) for s in runtime_sources()]
     cmd = ["gcc", *CFLAGS, *extra_flags, "-I", str(model_dir), "-I", str(CRT / "include")]
     cmd += [str(s) for s in sources] + runtime + ["-o", str(exe)]
     _gcc(cmd)
@@ -152,7 +154,7 @@ def runtime_objects(objdir: Path, flags: tuple[str, ...]) -> list[str]:
     compiler wrote), so concurrent callers wait on a lock: threads on the lock here, processes
     on the file's.
     """
-    sources = sorted((CRT / "src").glob("*.c"))
+    sources = runtime_sources()
     objects = [objdir / f"{s.stem}.o" for s in sources]
     objdir.mkdir(parents=True, exist_ok=True)
     with _objects_lock, open(objdir / ".lock", "w") as lock:

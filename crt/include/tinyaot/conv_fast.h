@@ -27,15 +27,6 @@
 #include <tinyaot/isa.h>
 #include <tinyaot/requant.h>
 
-/* 1 where the DSP extension's pair routine is built (Thumb-2 assembly for GCC): the
- * generated code then selects the weights in its layout.
- */
-#if TINYAOT_ASM_THUMB2 && TINYAOT_ISA_DSP
-#define TINYAOT_CONV_DSP 1
-#else
-#define TINYAOT_CONV_DSP 0
-#endif
-
 /* How a pair of pixels' input windows are presented to the inner loop. */
 enum tinyaot_conv_fast_mode {
 	/* Copied (zero point where padded) to a stack patch of k_h * k_w * in_c bytes each. */
@@ -127,7 +118,7 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 
 /*
  * Pairs of output pixels, all their blocks: what tinyaot_conv_fast_s8 hands to the pair
- * routine. The assembly reads the fields by offset: keep the order.
+ * routine. The assembly reads the fields at the offsets of tinyaot/asm_layout.h.
  */
 struct tinyaot_pair_job {
 	const int8_t *const *run;      /* pairs of pointers (pixel a, pixel b) to the runs */

@@ -36,14 +36,23 @@
 #endif
 
 /*
- * The Thumb-2 routines written as GNU assembler source inside the C files (macros, .rept,
- * local labels across sections), which GCC passes to GNU as; clang's integrated assembler
- * does not take all of it, so with clang those kernels are the portable C.
+ * The Thumb-2 routines of crt/src/thumb2/, GNU assembler source (macros, .rept, .altmacro);
+ * clang's integrated assembler does not take all of it, so with clang those kernels are the
+ * portable C. Macros only in this file: the assembler's preprocessor reads it too.
  */
 #if TINYAOT_ISA_THUMB2 && defined(__GNUC__) && !defined(__clang__)
 #define TINYAOT_ASM_THUMB2 1
 #else
 #define TINYAOT_ASM_THUMB2 0
+#endif
+
+/* 1 where the DSP extension's CONV_2D pair routine is built (crt/src/thumb2/conv_routines.S):
+ * the generated code then selects the weights in its layout.
+ */
+#if TINYAOT_ASM_THUMB2 && TINYAOT_ISA_DSP
+#define TINYAOT_CONV_DSP 1
+#else
+#define TINYAOT_CONV_DSP 0
 #endif
 
 #endif /* TINYAOT_ISA_H_ */
