@@ -5,7 +5,8 @@
 #   include(<tinyaot>/cmake/tinyaot.cmake)
 #   tinyaot_add_model(<target> MODEL <file.tflite> NAME <name>
 #                     [ARENA_ALIGNMENT <bytes>] [ARENA_SECTION <section>]
-#                     [WEIGHTS_SECTION <section>] [ARENA_BUDGET <bytes>] [SMALLEST_ARENA]
+#                     [WEIGHTS_SECTION <section>] [ARENA_REGION <label>]
+#                     [WEIGHTS_REGION <label>] [ARENA_BUDGET <bytes>] [SMALLEST_ARENA]
 #                     [MAX_EXTRA_MACS <percent>] [SHARED_ARENA <pool>]
 #                     [CUSTOM_OPS <code>...] [PROFILE] [NO_ARG_CHECKS])
 #
@@ -22,6 +23,16 @@
 #
 # WEIGHTS_SECTION <section>: the linker section of the model's constants (weights, bias,
 # multipliers, tables), e.g. external flash; default .rodata.
+#
+# ARENA_REGION <label>, WEIGHTS_REGION <label> (Zephyr only): the devicetree node of that label,
+# compatible with zephyr,memory-region, holds the pinned arena (or the pool) / the constants.
+# Zephyr's linker script makes a memory region and a NOLOAD output section of each such node,
+# both named after its zephyr,memory-region property, so the arena goes into that section.
+# NOLOAD would leave the constants out of the image, so they are placed with Zephyr's code
+# relocation instead (CONFIG_CODE_DATA_RELOCATION=y): the generated file's read-only data in
+# the region, loaded in flash and copied there at boot, or linked and loaded there (NOCOPY)
+# when the node's zephyr,memory-attr says the memory is non-volatile (DT_MEM_NON_VOLATILE:
+# external flash that the image programs).
 #
 # CUSTOM_OPS: custom ops of the model whose kernels <target> links, each a function
 # int tinyaot_custom_<code>(const struct tinyaot_custom_call *call) (tinyaot/tinyaot.h).
@@ -297,9 +308,54 @@ uint8_t tinyaot_pool_@pool@[@POOL@_POOL_SIZE] @attributes@;
   file(CONFIGURE OUTPUT ${dir}/${pool}_pool.c CONTENT "${source_text}" @ONLY)
 endfunction()
 
+# DT_MEM_NON_VOLATILE of Zephyr's include/zephyr/dt-bindings/memory-attr/memory-attr.h.
+set(TINYAOT_DT_MEM_NON_VOLATILE 2 CACHE INTERNAL "zephyr,memory-attr bit of non-volatile memory")
+
+# The devicetree node labelled <label> as a memory region: sets <out>_NAME to the name of the
+# linker region and output section Zephyr makes of it (its zephyr,memory-region property as
+# LINKER_DT_NODE_REGION_NAME_TOKEN spells it), <out>_PATH to the node's path and
+# <out>_NON_VOLATILE to whether its zephyr,memory-attr has DT_MEM_NON_VOLATILE. Zephyr's linker
+# script (LINKER_DT_SECTIONS) makes the region of every node of status okay compatible with
+# zephyr,memory-region, and of no other, so a node that is not one is refused here rather
+# than leaving the symbol in an orphan section wherever the linker puts it.
+function(_tinyaot_dt_region out name option label)
+  set(what "tinyaot_add_model(${name}): ${option} ${label}")
+  if(NOT COMMAND dt_nodelabel)
+    message(FATAL_ERROR "${what}: a devicetree node label needs Zephyr's devicetree; "
+                        "outside Zephyr name a linker section (ARENA_SECTION, WEIGHTS_SECTION)")
+  endif()
+  dt_nodelabel(path NODELABEL "${label}")
+  if(NOT DEFINED path)
+    message(FATAL_ERROR "${what}: the devicetree has no node labelled '${label}'")
+  endif()
+  dt_prop(compatible PATH "${path}" PROPERTY compatible)
+  dt_prop(region PATH "${path}" PROPERTY "zephyr,memory-region")
+  if(NOT "zephyr,memory-region" IN_LIST compatible OR NOT DEFINED region)
+    message(FATAL_ERROR "${what}: node ${path} is not a memory region: it needs compatible "
+                        "\"zephyr,memory-region\" and a zephyr,memory-region property, from "
+                        "which Zephyr's linker script makes the region")
+  endif()
+  dt_node_has_status(okay PATH "${path}" STATUS okay)
+  if(NOT okay)
+    message(FATAL_ERROR "${what}: node ${path} is disabled; Zephyr makes no region of it")
+  endif()
+  string(REGEX REPLACE "[^A-Za-z0-9_]" "_" region "${region}")
+  dt_prop(attr PATH "${path}" PROPERTY "zephyr,memory-attr")
+  set(non_volatile FALSE)
+  if(DEFINED attr AND NOT attr STREQUAL "")
+    math(EXPR bit "${attr} & ${TINYAOT_DT_MEM_NON_VOLATILE}")
+    if(bit)
+      set(non_volatile TRUE)
+    endif()
+  endif()
+  set(${out}_NAME ${region} PARENT_SCOPE)
+  set(${out}_PATH ${path} PARENT_SCOPE)
+  set(${out}_NON_VOLATILE ${non_volatile} PARENT_SCOPE)
+endfunction()
+
 function(tinyaot_add_model target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS;SMALLEST_ARENA"
-    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_BUDGET;MAX_EXTRA_MACS;SHARED_ARENA"
+    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_REGION;WEIGHTS_REGION;ARENA_BUDGET;MAX_EXTRA_MACS;SHARED_ARENA"
     "CUSTOM_OPS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tinyaot_add_model: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -321,6 +377,33 @@ function(tinyaot_add_model target)
   if(arg_NAME IN_LIST names)
     message(FATAL_ERROR "tinyaot_add_model: a model named '${arg_NAME}' was already added; "
                         "each model needs its own NAME")
+  endif()
+  foreach(what ARENA WEIGHTS)
+    if(arg_${what}_REGION AND arg_${what}_SECTION)
+      message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): ${what}_REGION "
+                          "${arg_${what}_REGION} and ${what}_SECTION ${arg_${what}_SECTION} are "
+                          "two places for one thing: give one")
+    endif()
+  endforeach()
+  if(arg_ARENA_REGION)
+    # The arena needs no initial contents, so the region's NOLOAD section is where it goes.
+    _tinyaot_dt_region(arena_region ${arg_NAME} ARENA_REGION ${arg_ARENA_REGION})
+    set(arg_ARENA_SECTION ${arena_region_NAME})
+  endif()
+  if(arg_WEIGHTS_REGION)
+    _tinyaot_dt_region(weights_region ${arg_NAME} WEIGHTS_REGION ${arg_WEIGHTS_REGION})
+    if(NOT CONFIG_CODE_DATA_RELOCATION)
+      message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): WEIGHTS_REGION "
+                          "${arg_WEIGHTS_REGION} needs CONFIG_CODE_DATA_RELOCATION=y: Zephyr's "
+                          "section of region ${weights_region_NAME} is NOLOAD, so the weights "
+                          "are placed and loaded by its code relocation")
+    endif()
+    if(weights_region_NAME MATCHES "_")
+      # gen_relocate_app.py reads what follows a '_' in the location as an MPU alignment.
+      message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): WEIGHTS_REGION "
+                          "${arg_WEIGHTS_REGION}: Zephyr's code relocation cannot take region "
+                          "${weights_region_NAME}, whose name has a '_'")
+    endif()
   endif()
   set_property(GLOBAL APPEND PROPERTY TINYAOT_MODEL_NAMES ${arg_NAME})
 
@@ -452,6 +535,14 @@ function(tinyaot_add_model target)
   endif()
   target_sources(${target} PRIVATE ${source} ${header})
   target_include_directories(${target} PUBLIC ${out})
+  if(arg_WEIGHTS_REGION)
+    # Only the read-only data of the generated file: its weights, tables and model info.
+    set(relocation LOCATION ${weights_region_NAME}_RODATA)
+    if(weights_region_NON_VOLATILE)
+      list(APPEND relocation NOCOPY)
+    endif()
+    zephyr_code_relocate(FILES ${source} ${relocation})
+  endif()
   set_property(TARGET ${target} APPEND PROPERTY TINYAOT_MODELS ${name})
   set_property(TARGET ${target} APPEND PROPERTY TINYAOT_REPORTS ${out}/${name}_report.json)
 

@@ -259,6 +259,16 @@ CONFIGURE_ERRORS = {
         "tinyaot_add_model(app MODEL {hello} NAME b SHARED_ARENA p ARENA_SECTION .y)",
         "the models of SHARED_ARENA p must use the same ARENA_SECTION ('.x')",
     ),
+    "region_and_section": (
+        "tinyaot_add_model(app MODEL {hello} NAME m WEIGHTS_REGION psram WEIGHTS_SECTION .w)",
+        "tinyaot_add_model(m): WEIGHTS_REGION psram and WEIGHTS_SECTION .w are two places for "
+        "one thing: give one",
+    ),
+    "region_outside_zephyr": (
+        "tinyaot_add_model(app MODEL {hello} NAME m ARENA_REGION sram1)",
+        "tinyaot_add_model(m): ARENA_REGION sram1: a devicetree node label needs Zephyr's "
+        "devicetree; outside Zephyr name a linker section (ARENA_SECTION, WEIGHTS_SECTION)",
+    ),
 }
 
 
