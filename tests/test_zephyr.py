@@ -561,3 +561,93 @@ def test_changed_model_regenerates(zephyr, tmp_path):
     changed = west_build(zephyr, build)
     assert changed.returncode == 0, changed.stdout[-4000:]
     assert "tinyaot: compiling" in changed.stdout and re.search(summary, changed.stdout, re.M)
+
+
+# ---------------------------------------------------------------------------------------------
+# Devicetree memory regions: tests/zephyr/regions, which twister also runs on the target; the
+# errors that need no devicetree are in test_cmake.py.
+# ---------------------------------------------------------------------------------------------
+
+REGIONS = REPO / "tests" / "zephyr" / "regions"
+
+
+def map_regions(map_text: str) -> dict[str, tuple[int, int]]:
+    """The linker's memory regions (origin, length) from the "Memory Configuration" of a map."""
+    table = map_text.split("Memory Configuration", 1)[1].split("Linker script and memory map")[0]
+    found = re.findall(r"^(\w+)\s+0x([0-9a-f]+)\s+0x([0-9a-f]+)", table, re.M)
+    return {name: (int(origin, 16), int(length, 16)) for name, origin, length in found}
+
+
+def test_regions_link_map(zephyr_tree, tmp_path):
+    """The suite's image as linked: the arena in the region of node blockram (not loaded), the
+    generated file's constants in that of node psram, stored in flash and copied at boot."""
+    build = tmp_path / "build"
+    cmd = ["west", "build", "-b", "mps2/an385", str(REGIONS), "-d", str(build)]
+    done = subprocess.run(
+        [*cmd, "--", f"-DZEPHYR_EXTRA_MODULES={REPO}"],
+        cwd=tmp_path,
+        env=zephyr_tree.env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        timeout=900,
+    )
+    assert done.returncode == 0, done.stdout[-4000:]
+    image = build / "zephyr" / "zephyr.elf"
+    cache = (build / "CMakeCache.txt").read_text()
+    tools = dict(re.findall(r"^CMAKE_(NM|OBJDUMP):FILEPATH=(.+)$", cache, re.M))
+    regions = map_regions((build / "zephyr" / "zephyr.map").read_text())
+    assert regions["BLOCKRAM"] == (0x01000000, 0x4000) and regions["PSRAM"][0] == 0x21000000
+
+    def inside(region: str, address: int, size: int) -> bool:
+        origin, length = regions[region]
+        return origin <= address and address + size <= origin + length
+
+    symbols = {}
+    nm = subprocess.run([tools["NM"], "-S", str(image)], capture_output=True, text=True)
+    for line in nm.stdout.splitlines():
+        fields = line.split()
+        if len(fields) == 4 and fields[3].startswith("model_"):
+            symbols[fields[3]] = (int(fields[0], 16), int(fields[1], 16))
+    arena, size = symbols.pop("model_arena")
+    assert size > 0 and inside("BLOCKRAM", arena, size), hex(arena)
+    constants = {s: v for s, v in symbols.items() if re.fullmatch(r"model_(w|c)\d+|model_info", s)}
+    assert len(constants) > 10
+    for symbol, (address, size) in constants.items():
+        assert inside("PSRAM", address, size), f"{symbol} at {address:#x}"
+
+    # The section holding them is loaded (NOLOAD would leave the weights out of the image) from
+    # the flash, where the boot code copies it from.
+    headers = subprocess.run([tools["OBJDUMP"], "-h", str(image)], capture_output=True)
+    rows = re.findall(
+        r"^\s*\d+ (\S+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+([0-9a-f]+)\s+\S+\s+\S+\n\s+(.*)$",
+        headers.stdout.decode(),
+        re.M,
+    )
+    address = constants["model_info"][0]
+    holding = [r for r in rows if int(r[2], 16) <= address < int(r[2], 16) + int(r[1], 16)]
+    assert len(holding) == 1, rows
+    name, size, vma, lma, flags = holding[0]
+    assert "LOAD" in flags and inside("FLASH", int(lma, 16), int(size, 16)), holding
+
+
+REGION_ERRORS = {
+    "no_such_label": (
+        ['-DCONFIG_TINYAOT_ARENA_REGION="nowhere"'],
+        "ARENA_REGION nowhere: the devicetree has no node labelled 'nowhere'",
+    ),
+    "not_a_region": (
+        ['-DCONFIG_TINYAOT_WEIGHTS_REGION="sram0"'],
+        "WEIGHTS_REGION sram0: node /memory@20000000 is not a memory region",
+    ),
+}
+
+
+@pytest.mark.parametrize("case", REGION_ERRORS)
+def test_region_errors_stop_the_build(zephyr_tree, tmp_path, case):
+    options, message = REGION_ERRORS[case]
+    model = MODELS / "tflm_hello_world_int8.tflite"
+    done = west_build(zephyr_tree, tmp_path / "build", model_path(model), *options)
+    assert done.returncode != 0
+    said = " ".join(done.stdout.split())
+    assert f"tinyaot_add_model(model): {message}" in said, done.stdout[-4000:]
