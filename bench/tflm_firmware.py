@@ -183,7 +183,7 @@ def _flags(sources: Sources, cpu: str, opt: str) -> list[str]:
     return [
         f"-mcpu={cpu}",
         "-mthumb",
-        "-mfloat-abi=soft",
+        *runner.CPU_FLOAT_FLAGS[cpu],
         opt,
         "-ffunction-sections",
         "-fdata-sections",

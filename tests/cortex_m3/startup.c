@@ -1,5 +1,5 @@
 /*
- * Minimal Cortex-M3 startup for the qemu test harness (lm3s6965evb and mps2-an385).
+ * Minimal Cortex-M3/M4 startup for the qemu test harness (lm3s6965evb, mps2-an385, mps2-an386).
  *
  * It owns the vector table, the C runtime set-up (copy .data, zero .bss), the SysTick wrap
  * counter that main.c builds its 64-bit cycle clock on, and the semihosting primitives.
@@ -34,6 +34,7 @@ volatile uint32_t harness_systick_wraps;
 #define SCB_HFSR  (*(volatile uint32_t *)0xE000ED2C)
 #define SCB_MMFAR (*(volatile uint32_t *)0xE000ED34)
 #define SCB_BFAR  (*(volatile uint32_t *)0xE000ED38)
+#define SCB_CPACR (*(volatile uint32_t *)0xE000ED88)
 
 static uint32_t semihosting_call(uint32_t op, const void *arg)
 {
@@ -122,6 +123,15 @@ void Reset_Handler(void)
 	const uint32_t *src = &_sidata;
 	uint32_t *dst;
 
+#if defined(__ARM_FP)
+	/*
+	 * Hard-float firmware (the Cortex-M4 board): the FPU resets with its coprocessors CP10 and
+	 * CP11 denied, so the first floating-point instruction would fault. Full access to both,
+	 * and the barriers make it hold for the next instruction.
+	 */
+	SCB_CPACR |= 0xFu << 20;
+	__asm__ volatile("dsb\n\tisb" ::: "memory");
+#endif
 	for (dst = &_sdata; dst < &_edata;) {
 		*dst++ = *src++;
 	}

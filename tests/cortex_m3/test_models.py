@@ -9,7 +9,8 @@ cover them.
 The board is chosen from the firmware's measured sizes (runner.build_auto): lm3s6965evb
 (256 KB flash, 64 KB RAM) when weights + code + harness fit its flash and arena + harness
 variables + runner.STACK_RESERVE fit its RAM, mps2-an385 otherwise. Every model also runs at
--O2 on mps2-an386, a Cortex-M4, where the convolutions use the DSP extension's routine.
+-O2 on mps2-an386, a Cortex-M4, where the convolutions use the DSP extension's routine and
+float32 runs on the FPU (hard float).
 
 Everything is built and run once per session by the `runs` fixture, in parallel across
 models; the tests then only check the results, so a failure names its model and -O level.
