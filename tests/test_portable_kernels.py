@@ -5,7 +5,8 @@ Every other test compiles with the fast kernels wherever they are exact, which l
 portable int8 CONV_2D, DEPTHWISE_CONV_2D, FULLY_CONNECTED and ADD kernels unexercised on
 the int8 models. Here the corpus models and small TensorFlow-built ones run with the fast
 kernels off; the per-tensor convolution weights and per-channel fully connected weights run
-both ways. float32 DEPTHWISE_CONV_2D (no shared model has one) is covered here too.
+both ways. float32 DEPTHWISE_CONV_2D (no shared model has one) is covered here too, and the
+float32 kernels' channel groups and their remainders.
 """
 
 from __future__ import annotations
@@ -166,6 +167,27 @@ CASES: dict[str, tuple[Callable, list[int], bool, dict[str, bool], str, str]] = 
         "dwconv_f32",
         "",
     ),
+    # The float32 kernels' groups of output channels and what is left over: 11 channels are a
+    # group of eight (two of four where two pixels go together) and three alone, 11 units a
+    # group of eight and three alone; windows clipped at every border.
+    "conv_f32_3x3_same_relu": (
+        conv(11, (3, 3), 1, "same", "relu"),
+        [1, 7, 6, 3],
+        False,
+        {},
+        "conv_f32",
+        "",
+    ),
+    "conv_f32_1x1_s2": (conv(6, (1, 1), 2, "valid"), [1, 8, 7, 5], False, {}, "conv_f32", ""),
+    "dwconv_f32_3x3_11ch_relu6": (
+        dwconv((3, 3), 1, "same", act="relu6"),
+        [1, 5, 6, 11],
+        False,
+        {},
+        "dwconv_f32",
+        "",
+    ),
+    "fc_f32_relu": (dense(11, "relu"), [1, 20], False, {}, "fc_f32", ""),
     # 1536 MACs: over fully_connected.MIN_MACS, so the fast run takes tinyaot_fc_fast_s8.
     "fc_per_channel": (dense(16), [1, 96], True, PER_CHANNEL_FC, "fc_s8", "channel"),
     "fc_per_channel_relu": (dense(12, "relu"), [1, 20], True, PER_CHANNEL_FC, "fc_s8", "channel"),

@@ -5,6 +5,7 @@
  */
 #include <tinyaot/depthwise_conv.h>
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/mac_f32.h>
 
 void tinyaot_dwconv_s8(const struct tinyaot_dwconv_s8_params *p, const int8_t *input,
 		       const int8_t *filter, const int32_t *bias, int8_t *output)
@@ -99,6 +100,88 @@ void tinyaot_dwconv_s16(const struct tinyaot_dwconv_s16_params *p, const int16_t
 	}
 }
 
+/* A pixel's window clipped to the input: its first tap's input and weight, rows and columns. */
+struct tinyaot_dwconv_f32_window {
+	const float *in;
+	const float *w;
+	int32_t rows, cols;
+};
+
+static struct tinyaot_dwconv_f32_window tinyaot_dwconv_f32_clip(const struct tinyaot_conv_dims *d,
+								const float *input,
+								const float *filter, int32_t i,
+								int32_t pixels, int32_t *pix)
+{
+	const struct tinyaot_conv_window w = tinyaot_conv_clip(d, i, pixels);
+	const struct tinyaot_dwconv_f32_window win = {input + w.first * d->in_c,
+						      filter + (w.ky * d->k_w + w.kx) * d->out_c,
+						      w.rows, w.cols};
+
+	*pix = w.pix;
+	return win;
+}
+
+/* Output channel oc's sum over the window's taps in order, and its output. */
+static float tinyaot_dwconv_f32_one(const struct tinyaot_dwconv_f32_params *p,
+				    const struct tinyaot_dwconv_f32_window *win, int32_t oc,
+				    const float *bias)
+{
+	const struct tinyaot_conv_dims *d = &p->d;
+	const float *in = win->in + oc / p->depth_multiplier, *w = win->w + oc;
+	float acc = 0.0f;
+
+	for (int32_t r = 0; r < win->rows; r++) {
+		const float *x = in, *f = w;
+
+		for (int32_t t = 0; t < win->cols; t++) {
+			acc = tinyaot_mac_f32(acc, *x, *f);
+			x += d->in_c;
+			f += d->out_c;
+		}
+		in += d->in_w * d->in_c;
+		w += d->k_w * d->out_c;
+	}
+	return tinyaot_out_f32(acc, bias, oc, p->act_min, p->act_max);
+}
+
+/* Channels oc .. oc + 7 of one pixel, a depth multiplier of 1. */
+static void tinyaot_dwconv_f32_eight(const struct tinyaot_dwconv_f32_params *p,
+				     const struct tinyaot_dwconv_f32_window *win, const float *bias,
+				     int32_t oc, float *out)
+{
+	const struct tinyaot_conv_dims *d = &p->d;
+	const float *row_in = win->in + oc, *row_w = win->w + oc;
+	/* Read once: the stores below could alias the parameters as far as C knows. */
+	const float lo = p->act_min, hi = p->act_max;
+	float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
+
+	for (int32_t r = 0; r < win->rows; r++) {
+		const float *x = row_in, *f = row_w;
+
+		for (int32_t t = 0; t < win->cols; t++) {
+			acc[0] = tinyaot_mac_f32(acc[0], x[0], f[0]);
+			acc[1] = tinyaot_mac_f32(acc[1], x[1], f[1]);
+			acc[2] = tinyaot_mac_f32(acc[2], x[2], f[2]);
+			acc[3] = tinyaot_mac_f32(acc[3], x[3], f[3]);
+			acc[4] = tinyaot_mac_f32(acc[4], x[4], f[4]);
+			acc[5] = tinyaot_mac_f32(acc[5], x[5], f[5]);
+			acc[6] = tinyaot_mac_f32(acc[6], x[6], f[6]);
+			acc[7] = tinyaot_mac_f32(acc[7], x[7], f[7]);
+			x += d->in_c;
+			f += d->out_c;
+		}
+		row_in += d->in_w * d->in_c;
+		row_w += d->k_w * d->out_c;
+	}
+	tinyaot_out4_f32(out + oc, acc, bias, oc, lo, hi);
+	tinyaot_out4_f32(out + oc + 4, acc + 4, bias, oc + 4, lo, hi);
+}
+
+/*
+ * TFLite Micro's sum per output (kernel rows and columns in order, taps outside the input
+ * skipped), the window's bounds found once per pixel. With a depth multiplier of 1, eight
+ * adjacent channels go together: their inputs and weights are adjacent at every tap.
+ */
 void tinyaot_dwconv_f32(const struct tinyaot_dwconv_f32_params *p, const float *input,
 			const float *filter, const float *bias, float *output)
 {
@@ -106,38 +189,29 @@ void tinyaot_dwconv_f32(const struct tinyaot_dwconv_f32_params *p, const float *
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
 
 	for (int32_t i = 0; i < pixels; i++) {
-		int32_t b, oy, ox;
-		const int32_t pix = tinyaot_conv_pixel(d, i, pixels, &b, &oy, &ox);
-		const float *in_b = input + b * d->in_h * d->in_w * d->in_c;
-		const int32_t y0 = oy * d->stride_h - d->pad_h;
-		const int32_t x0 = ox * d->stride_w - d->pad_w;
+		int32_t pix;
+		const struct tinyaot_dwconv_f32_window win =
+			tinyaot_dwconv_f32_clip(d, input, filter, i, pixels, &pix);
+		float *out = output + pix * d->out_c;
 
-		for (int32_t j = 0; j < d->out_c; j++) {
-			const int32_t oc = d->reverse ? d->out_c - 1 - j : j;
-			const int32_t ic = oc / p->depth_multiplier;
-			float acc = 0.0f;
+		if (p->depth_multiplier != 1) {
+			for (int32_t j = 0; j < d->out_c; j++) {
+				const int32_t oc = d->reverse ? d->out_c - 1 - j : j;
 
-			for (int32_t ky = 0; ky < d->k_h; ky++) {
-				const int32_t y = y0 + ky;
-
-				if (y < 0 || y >= d->in_h) {
-					continue;
-				}
-				for (int32_t kx = 0; kx < d->k_w; kx++) {
-					const int32_t x = x0 + kx;
-
-					if (x < 0 || x >= d->in_w) {
-						continue;
-					}
-					acc += in_b[(y * d->in_w + x) * d->in_c + ic] *
-					       filter[(ky * d->k_w + kx) * d->out_c + oc];
-				}
+				out[oc] = tinyaot_dwconv_f32_one(p, &win, oc, bias);
 			}
-			if (bias != NULL) {
-				acc += bias[oc];
+			continue;
+		}
+		for (int32_t j = 0; j < d->out_c;) {
+			int32_t oc;
+			const int32_t count = tinyaot_conv_group(d, 8, j, &oc);
+
+			if (count == 8) {
+				tinyaot_dwconv_f32_eight(p, &win, bias, oc, out);
+			} else {
+				out[oc] = tinyaot_dwconv_f32_one(p, &win, oc, bias);
 			}
-			acc = acc < p->act_min ? p->act_min : acc;
-			output[pix * d->out_c + oc] = acc > p->act_max ? p->act_max : acc;
+			j += count;
 		}
 	}
 }

@@ -31,6 +31,63 @@ static inline int32_t tinyaot_conv_pixel(const struct tinyaot_conv_dims *d, int3
 	return pix;
 }
 
+/*
+ * The window of the pixel that step i of the pixel loop produces, clipped to the input: the
+ * input pixel of its first tap inside (an index over batches * in_h * in_w), the kernel row and
+ * column of that tap, and the rows and columns inside (rows 0, the rest 0, when none is).
+ */
+struct tinyaot_conv_window {
+	int32_t pix; /* the output pixel */
+	int32_t first, ky, kx, rows, cols;
+};
+
+static inline struct tinyaot_conv_window tinyaot_conv_clip(const struct tinyaot_conv_dims *d,
+							   int32_t i, int32_t pixels)
+{
+	struct tinyaot_conv_window w = {0, 0, 0, 0, 0, 0};
+	int32_t b, oy, ox;
+
+	w.pix = tinyaot_conv_pixel(d, i, pixels, &b, &oy, &ox);
+	const int32_t y0 = oy * d->stride_h - d->pad_h;
+	const int32_t x0 = ox * d->stride_w - d->pad_w;
+	const int32_t ky0 = y0 < 0 ? -y0 : 0;
+	const int32_t ky1 = d->in_h - y0 < d->k_h ? d->in_h - y0 : d->k_h;
+	const int32_t kx0 = x0 < 0 ? -x0 : 0;
+	const int32_t kx1 = d->in_w - x0 < d->k_w ? d->in_w - x0 : d->k_w;
+
+	if (ky0 < ky1 && kx0 < kx1) {
+		w.first = (b * d->in_h + y0 + ky0) * d->in_w + x0 + kx0;
+		w.ky = ky0;
+		w.kx = kx0;
+		w.rows = ky1 - ky0;
+		w.cols = kx1 - kx0;
+	}
+	return w;
+}
+
+/*
+ * The output channels a pixel's step j produces, once j channels are done: `width` (a power of
+ * two) from *oc up, or one. Ascending, the channels in groups of `width` and then those left
+ * over; with d->reverse, the same from the top, those left over first. A group's sums are all
+ * read before it writes, so its outputs overwrite no input later than the one-by-one order would.
+ */
+static inline int32_t tinyaot_conv_group(const struct tinyaot_conv_dims *d, int32_t width,
+					 int32_t j, int32_t *oc)
+{
+	const int32_t groups = d->out_c & -width;
+
+	if (!d->reverse) {
+		*oc = j;
+		return j < groups ? width : 1;
+	}
+	if (j < d->out_c - groups) {
+		*oc = d->out_c - 1 - j;
+		return 1;
+	}
+	*oc = d->out_c - j - width;
+	return width;
+}
+
 struct tinyaot_conv_s8_params {
 	struct tinyaot_conv_dims d;
 	int32_t input_offset; /* minus the input zero point */

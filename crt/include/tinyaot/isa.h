@@ -28,6 +28,16 @@
 #define TINYAOT_ISA_MVE 0
 #endif
 
+/*
+ * A single-precision FPU of the Arm 32-bit architecture (FPv4-SP, FPv5: Cortex-M4F, M7, M33 and
+ * M55 with one), under any float ABI: its registers and VMLA.F32 are there.
+ */
+#if defined(__arm__) && defined(__ARM_FP) && (__ARM_FP & 4)
+#define TINYAOT_ISA_FPU_SP 1
+#else
+#define TINYAOT_ISA_FPU_SP 0
+#endif
+
 /* SSAT and USAT (__ssat in arm_acle.h): Armv6-M lacks them, every Thumb-2 core has them. */
 #if defined(__ARM_FEATURE_SAT)
 #define TINYAOT_ISA_SAT 1
@@ -46,13 +56,14 @@
 #define TINYAOT_ASM_THUMB2 0
 #endif
 
-/* 1 where the DSP extension's CONV_2D pair routine is built (crt/src/thumb2/conv_routines.S):
- * the generated code then selects the weights in its layout.
+/* 1 where the kernels that use the DSP extension are built (the CONV_2D pair routine of
+ * crt/src/thumb2/conv_routines.S, the FULLY_CONNECTED loop of crt/src/dsp/): the generated code
+ * then selects the weights in their layouts.
  */
 #if TINYAOT_ASM_THUMB2 && TINYAOT_ISA_DSP
-#define TINYAOT_CONV_DSP 1
+#define TINYAOT_DSP_KERNELS 1
 #else
-#define TINYAOT_CONV_DSP 0
+#define TINYAOT_DSP_KERNELS 0
 #endif
 
 #endif /* TINYAOT_ISA_H_ */
