@@ -41,6 +41,9 @@ CLASSES = [
     "pc_write",
     "it",
     "other",
+    "fp",
+    "fp_mac",
+    "fp_div",
 ]
 
 # P, the pipeline refill of a taken branch or a pc write: the manuals give 1 to 3 (alignment,
@@ -65,6 +68,10 @@ _COMMON = {
     "it": 1,
     "other": 1,
     "div": 12,  # SDIV/UDIV: 2 to 12
+    # The Cortex-M4F's FPU (ARM 100166 table 7-1); the Cortex-M3 has none, never executed.
+    "fp": 1,  # VADD, VMUL, VCMP, VCVT, VMOV, VMRS, ...: 1 (VMOV of two registers: 2)
+    "fp_mac": 3,  # VMLA, VMLS, VNMLA, VNMLS, VFMA, VFMS, VFNMA, VFNMS: 3
+    "fp_div": 14,  # VDIV, VSQRT: 14
 }
 WEIGHTS: dict[str, dict[str, int]] = {
     "cortex-m3": {

@@ -73,6 +73,9 @@ enum insn_class {
 	C_PC_WRITE,  /* an instruction other than a branch that writes the pc (POP {pc}, ...) */
 	C_IT,        /* IT */
 	C_OTHER,     /* system, hints, coprocessor, anything else */
+	C_FP,        /* FPU: add, multiply, compare, convert, move, register transfers */
+	C_FP_MAC,    /* FPU multiply-accumulates: VMLA, VMLS, VNMLA, VNMLS, VFMA, VFMS, ... */
+	C_FP_DIV,    /* VDIV, VSQRT */
 	C_COUNT
 };
 
@@ -160,6 +163,37 @@ static enum insn_class classify16(uint32_t hw, unsigned *regs, bool *pc_write)
 	return C_BRANCH;
 }
 
+/*
+ * Class of an FPU instruction (coprocessors 10 and 11); VLDR/VSTR are single loads and stores,
+ * VLDM/VSTM/VPUSH/VPOP multiple ones of imm8 words.
+ */
+static enum insn_class classify_fp(uint32_t hw1, uint32_t hw2, unsigned *regs)
+{
+	if ((hw1 & 0xFF00u) == 0xEE00u) {
+		/* opc1 is bits 7, 5 and 4 of the first halfword (bit 6 is a register bit). */
+		uint32_t opc1 = (hw1 >> 4) & 0xBu;
+
+		if ((hw2 & 0x10u) != 0u) {
+			return C_FP; /* VMOV to or from a core register, VMRS, VMSR */
+		}
+		if (opc1 == 0u || opc1 == 1u || opc1 == 9u || opc1 == 10u) {
+			return C_FP_MAC;
+		}
+		if (opc1 == 8u || (opc1 == 11u && (hw1 & 0xFu) == 1u && (hw2 & 0xC0u) == 0xC0u)) {
+			return C_FP_DIV; /* VDIV, VSQRT */
+		}
+		return C_FP;
+	}
+	if ((hw1 & 0xFF20u) == 0xED00u) {
+		return C_LDST; /* VLDR, VSTR */
+	}
+	if ((hw1 & 0xFFE0u) == 0xEC40u) {
+		return C_FP; /* VMOV between two core registers and two singles or a double */
+	}
+	*regs = hw2 & 0xFFu;
+	return C_LDM;
+}
+
 static enum insn_class classify32(uint32_t hw1, uint32_t hw2, unsigned *regs, bool *pc_write)
 {
 	uint32_t op1 = (hw1 >> 11) & 3u;
@@ -176,6 +210,9 @@ static enum insn_class classify32(uint32_t hw1, uint32_t hw2, unsigned *regs, bo
 			}
 			/* LDRD/STRD have P or W set; the exclusives have neither. */
 			return (hw1 & 0x0120u) != 0u ? C_LDST_DUAL : C_LDST;
+		}
+		if ((hw1 & 0xEC00u) == 0xEC00u && (hw2 & 0x0E00u) == 0x0A00u) {
+			return classify_fp(hw1, hw2, regs);
 		}
 		return (hw1 & 0xFE00u) == 0xEA00u ? C_ALU : C_OTHER;
 	}

@@ -47,3 +47,7 @@ def test_weights_follow_the_manuals() -> None:
     # M4: MLA and SMLAL single-cycle.
     assert cycles.estimate(counts, "cortex-m4") == 10 + 2 + 8 + 4 + 6 + 3 + 2 * p
     assert cycles.total(counts) == 10 + 2 + 4 + 4 + 1 + 3
+    # The M4F's FPU: VMLA 3, VDIV 14, VADD 1.
+    counts.update(fp=2, fp_mac=5, fp_div=1)
+    assert cycles.estimate(counts, "cortex-m4") == 10 + 2 + 8 + 4 + 6 + 3 + 2 * p + 2 + 15 + 14
+    assert cycles.total(counts) == 10 + 2 + 4 + 4 + 1 + 3 + 8
