@@ -398,7 +398,7 @@ def test_dw3x3_rounding_low_word():
 
 def test_dsp_layout_where_runs_allow(models):
     """Convolutions whose runs are all multiples of 4 bytes, with whole blocks and the clamp of
-    int8, get the DSP routine's weights where TINYAOT_CONV_DSP: the same weights, per block,
+    int8, get the DSP routine's weights where TINYAOT_DSP_KERNELS: the same weights, per block,
     half, four inputs and channel."""
     want = {
         "conv_1x1": True,

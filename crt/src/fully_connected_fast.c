@@ -5,6 +5,14 @@
 #include <tinyaot/isa.h>
 #include <tinyaot/fully_connected_fast.h>
 
+#if TINYAOT_DSP_KERNELS
+void tinyaot_fc_fast_s8(const struct tinyaot_fc_fast_params *p, const int8_t *input, int8_t *output)
+{
+	for (int32_t b = 0; b < p->batches; b++) {
+		tinyaot_fc_row_dsp(p, input + b * p->depth, output + b * p->units);
+	}
+}
+#else
 /* The blocks of one batch row; the assembly reads it at the offsets of tinyaot/asm_layout.h. */
 struct fc_job {
 	const int8_t *x;       /* the row's inputs */
@@ -89,3 +97,4 @@ void tinyaot_fc_fast_s8(const struct tinyaot_fc_fast_params *p, const int8_t *in
 		fc_run(&job, p->act_min, p->act_max);
 	}
 }
+#endif

@@ -35,9 +35,9 @@ class Routine:
     name: str
 
 
-# The condition under which generated code takes a ByTarget's dsp value (tinyaot/conv_fast.h:
-# the DSP extension and the assembly that uses it).
-DSP_GUARD = "TINYAOT_CONV_DSP"
+# The condition under which generated code takes a ByTarget's dsp value (tinyaot/isa.h: the
+# DSP extension and the kernels that use it are built).
+DSP_GUARD = "TINYAOT_DSP_KERNELS"
 
 
 @dataclass(frozen=True)

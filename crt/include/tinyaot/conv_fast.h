@@ -56,7 +56,7 @@ enum tinyaot_conv_fast_mode {
  *   tinyaot_conv_pairs      whole blocks and the clamp of int8: Thumb-2 assembly on Cortex-M3
  *                           and up, tinyaot_conv_pairs_c elsewhere (tinyaot_conv_pairs_line
  *                           for line tables);
- *   tinyaot_conv_pairs_dsp  the same where TINYAOT_CONV_DSP, with the weights in its layout;
+ *   tinyaot_conv_pairs_dsp  the same where TINYAOT_DSP_KERNELS, with the weights in its layout;
  *   tinyaot_conv_pairs_part the clamp of int8 and out_c over 4 not a multiple of 4 (the highest
  *                           block repeats channels of the one below, see `back`): the same
  *                           assembly, with the highest block's outputs moved
@@ -76,7 +76,7 @@ tinyaot_pair_fn tinyaot_conv_pairs_part;
 tinyaot_pair_fn tinyaot_conv_pairs_line_part;
 tinyaot_pair_fn tinyaot_conv_single;
 tinyaot_pair_fn tinyaot_conv_single_line;
-#if TINYAOT_CONV_DSP
+#if TINYAOT_DSP_KERNELS
 tinyaot_pair_fn tinyaot_conv_pairs_dsp;
 #endif
 
@@ -104,8 +104,8 @@ struct tinyaot_conv_fast_params {
 	 */
 	int32_t line;
 	/* The routine for pairs. With tinyaot_conv_pairs_dsp, which the generated code names
-	 * only where TINYAOT_CONV_DSP is 1 and every run is a multiple of 4 bytes, the weights are
-	 * in its layout instead: per block, per half (channels 0-1, then 2-3), per four
+	 * only where TINYAOT_DSP_KERNELS is 1 and every run is a multiple of 4 bytes, the weights
+	 * are in its layout instead: per block, per half (channels 0-1, then 2-3), per four
 	 * consecutive inputs, each channel's four weights.
 	 */
 	tinyaot_pair_fn *pairs;

@@ -418,7 +418,7 @@ tinyaot_conv_pairs_body:
 	conv_entry tinyaot_conv_pairs_part, .Lpair_body, "pair_finish 1"
 	conv_entry tinyaot_conv_pairs_line_part, .Lpair_body, "pair_finish_line 1"
 
-#if TINYAOT_CONV_DSP
+#if TINYAOT_DSP_KERNELS
 /*
  * The pair routine for cores with the DSP extension (Cortex-M4, M7, M33 with DSP). SMLAD
  * multiplies two pairs of int16 and adds both products, so a word of four inputs, split by

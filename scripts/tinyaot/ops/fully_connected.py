@@ -7,6 +7,7 @@ import numpy as np
 from .. import fast, quant
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
+    ByTarget,
     ConstArray,
     KernelCall,
     OpDef,
@@ -99,6 +100,20 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 MIN_MACS = 1024
 
 
+def dsp_weights(weights: np.ndarray, units: int, depth: int) -> ConstArray:
+    """The weights for crt/src/dsp/fully_connected_dsp.c: per block of four units, per four
+    consecutive inputs, each unit's four weights; then the depth % 4 last inputs' weights, four
+    units per input."""
+    whole = depth - depth % 4
+    blocks = weights.reshape(units // 4, 4, depth)
+    words = blocks[:, :, :whole].reshape(units // 4, 4, whole // 4, 4).transpose(0, 2, 1, 3)
+    tail = blocks[:, :, whole:].transpose(0, 2, 1)
+    rows = [
+        np.concatenate([w.reshape(-1), t.reshape(-1)]) for w, t in zip(words, tail, strict=True)
+    ]
+    return ConstArray("int8_t", np.concatenate(rows).astype(np.int8))
+
+
 def lower_fast(
     inp: Tensor,
     filt: Tensor,
@@ -128,7 +143,9 @@ def lower_fast(
         **dims,
         "act_min": act[0],
         "act_max": act[1],
-        "weights": ConstArray("int8_t", grouped.astype(np.int8)),
+        "weights": ByTarget(
+            ConstArray("int8_t", grouped.astype(np.int8)), dsp_weights(weights, units, depth)
+        ),
         "table": fast.block_table(rq.folded, rq.rows, fast.SIGN_PAD),
     }
     return KernelCall(
