@@ -27,3 +27,5 @@ def test_assembly_is_empty_where_its_isa_is_absent(tmp_path: Path) -> None:
         sizes = subprocess.run(["size", "-A", str(obj)], capture_output=True, text=True).stdout
         text = next(line.split()[1] for line in sizes.splitlines() if line.startswith(".text"))
         assert text == "0", f"{source.name} puts {text} bytes of code in a host object"
+        # Without it the host's linker asks for an executable stack (native_sim fails on that).
+        assert ".note.GNU-stack" in sizes, f"{source.name} has no .note.GNU-stack"

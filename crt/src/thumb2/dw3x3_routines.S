@@ -390,3 +390,10 @@ tinyaot_dw3x3_chunks_t2:
 	.popsection
 
 #endif /* TINYAOT_ASM_THUMB2 */
+
+/* No executable stack: an ELF object without this note asks for one, which a host's linker
+ * warns about (native_sim's link fails on it), also where the rest assembles to nothing.
+ */
+#if defined(__ELF__)
+	.section .note.GNU-stack, "", %progbits
+#endif
