@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 from pathlib import Path
 
+import pytest
 from tinyaot.runtime_sources import CRT, runtime_sources
 
 
@@ -29,3 +31,16 @@ def test_assembly_is_empty_where_its_isa_is_absent(tmp_path: Path) -> None:
         assert text == "0", f"{source.name} puts {text} bytes of code in a host object"
         # Without it the host's linker asks for an executable stack (native_sim fails on that).
         assert ".note.GNU-stack" in sizes, f"{source.name} has no .note.GNU-stack"
+
+
+@pytest.mark.skipif(shutil.which("arm-none-eabi-gcc") is None, reason="needs arm-none-eabi-gcc")
+def test_assembly_leaves_bare_metal_objects_unmarked(tmp_path: Path) -> None:
+    """arm-none-eabi marks no object with .note.GNU-stack; one that is marked makes the linker
+    warn about every other, which fails Zephyr's link."""
+    for source in runtime_sources(".S"):
+        obj = tmp_path / f"{source.stem}.o"
+        cmd = ["arm-none-eabi-gcc", "-mcpu=cortex-m4", "-mthumb", "-I", str(CRT / "include")]
+        subprocess.run([*cmd, "-c", str(source), "-o", str(obj)], check=True)
+        sizes = subprocess.run(["size", "-A", str(obj)], capture_output=True, text=True).stdout
+        assert ".text." in sizes, f"{source.name} assembled to nothing for a Cortex-M4"
+        assert ".note.GNU-stack" not in sizes, f"{source.name} is marked for a bare-metal target"

@@ -106,9 +106,11 @@ tinyaot_fc_run_t2:
 
 #endif /* TINYAOT_ASM_THUMB2 */
 
-/* No executable stack: an ELF object without this note asks for one, which a host's linker
- * warns about (native_sim's link fails on it), also where the rest assembles to nothing.
+/* No executable stack, on the targets whose compilers mark every object so (Linux: native_sim
+ * builds with the host's gcc, where the rest assembles to nothing): there an object without the
+ * note asks for one, and the linker's warning fails Zephyr's link. Bare-metal toolchains mark
+ * no object, and one marked object would make their linker warn about all the others.
  */
-#if defined(__ELF__)
+#if defined(__linux__) && defined(__ELF__)
 	.section .note.GNU-stack, "", %progbits
 #endif
