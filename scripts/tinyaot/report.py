@@ -8,10 +8,12 @@ over time (x: step, y: offset, one rectangle per tensor).
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
 import tempfile
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -19,6 +21,7 @@ from pathlib import Path
 from . import codegen, patch
 from .compiler import Compiled
 from .errors import CompileError
+from .runtime_sources import runtime_sources
 
 CRT = Path(__file__).resolve().parents[2] / "crt"
 SCHEMA = "tinyaot-report/1"
@@ -27,7 +30,7 @@ SCHEMA = "tinyaot-report/1"
 @dataclass
 class CodeSize:
     """Code bytes and where the figure comes from: "link" (the symbols of a linked image) or
-    "estimate" (the model compiled alone for Cortex-M3; the link drops what is unused)."""
+    "estimate" (the model linked alone for Cortex-M3, without the C library and libgcc)."""
 
     source: str
     model: int
@@ -45,8 +48,8 @@ class CodeSize:
                 f"runtime kernels {self.runtime})"
             )
         return (
-            f"{self.total} bytes (estimate: .text of the generated code and of its runtime "
-            "files at Cortex-M3 -Os, unlinked; the link drops what is unused)"
+            f"{self.total} bytes (estimate: model {self.model}, runtime kernels {self.runtime}, "
+            "linked alone at Cortex-M3 -Os without the C library)"
         )
 
 
@@ -68,54 +71,51 @@ def summary(c: Compiled) -> str:
 
 
 def code_size(c: Compiled) -> CodeSize | None:
-    """Thumb-2 code bytes (generated + the runtime files it uses) at -Os, if the ARM
-    toolchain is there to measure it: an estimate, as the files are not linked."""
-    gcc, size = shutil.which("arm-none-eabi-gcc"), shutil.which("arm-none-eabi-size")
-    if not gcc or not size:
+    """Thumb-2 code bytes of the model and of the runtime kernels it keeps, at Cortex-M3 -Os,
+    if the ARM toolchain is there: an estimate, linked without the C library or libgcc. The
+    generated code and every runtime source (crt/sources.txt, assembly included) are linked with
+    --gc-sections from the model's public functions, so the figure counts what a firmware's link
+    keeps, whichever file a routine lives in."""
+    gcc, nm = shutil.which("arm-none-eabi-gcc"), shutil.which("arm-none-eabi-nm")
+    if not gcc or not nm:
         return None
+    flags = ["-mcpu=cortex-m3", "-mthumb", "-Os", "-std=c99", "-ffunction-sections"]
     with tempfile.TemporaryDirectory() as tmp:
         out = Path(tmp)
-        for fname, text in codegen.generate(c).items():
-            (out / fname).write_text(text)
-        sources = [out / f"{c.options.name}.c"]
-        for header in sorted({s.call.header for s in c.steps}):
-            stem = Path(header).stem
-            sources += sorted((CRT / "src").glob(f"{stem}*.c"))
-        used = {s.call.function for s in c.steps}
-        if any("softmax_f32" in f for f in used):
-            sources.append(CRT / "src" / "expf.c")
-        texts = []
-        for i, src in enumerate(dict.fromkeys(sources)):
+        generated = codegen.generate(c)
+        for fname, body in generated.items():
+            (out / fname).write_text(body)
+        model_src = out / f"{c.options.name}.c"
+        sources = [model_src] + [p for p in runtime_sources() if p.name != "profile.c"]
+
+        def compile_one(item: tuple[int, Path]) -> Path | None:
+            i, src = item
             obj = out / f"{i}.o"
-            cmd = [
-                gcc,
-                "-mcpu=cortex-m3",
-                "-mthumb",
-                "-Os",
-                "-std=c99",
-                "-ffunction-sections",
-                "-I",
-                str(out),
-                "-I",
-                str(CRT / "include"),
-                "-c",
-                str(src),
-                "-o",
-                str(obj),
-            ]
-            if subprocess.run(cmd, capture_output=True).returncode != 0:
-                return None
-            done = subprocess.run([size, "-A", str(obj)], capture_output=True, text=True)
-            if done.returncode != 0:
-                return None
-            texts.append(
-                sum(
-                    int(parts[1])
-                    for line in done.stdout.splitlines()
-                    if (parts := line.split()) and parts[0].startswith(".text") and len(parts) >= 2
-                )
-            )
-        return CodeSize("estimate", texts[0], sum(texts[1:]))
+            cmd = [gcc, *flags, "-I", str(out), "-I", str(CRT / "include"), "-c", str(src)]
+            done = subprocess.run([*cmd, "-o", str(obj)], capture_output=True)
+            return obj if done.returncode == 0 else None
+
+        with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+            objects = list(pool.map(compile_one, enumerate(sources)))
+        if None in objects:
+            return None
+        done = subprocess.run(
+            [nm, "-g", "--defined-only", str(objects[0])], capture_output=True, text=True
+        )
+        if done.returncode != 0:
+            return None
+        public = [f[2] for line in done.stdout.splitlines() if (f := line.split())[1:2] == ["T"]]
+        if not public:
+            return None
+        elf = out / "model.elf"
+        cmd = [gcc, *flags, "-nostdlib", "-Wl,--gc-sections", "-Wl,--unresolved-symbols=ignore-all"]
+        cmd += [f"-Wl,--undefined={f}" for f in public] + [f"-Wl,-e,{public[0]}"]
+        if subprocess.run(
+            [*cmd, *map(str, objects), "-o", str(elf)], capture_output=True
+        ).returncode:
+            return None
+        linked = link_size(c.options.name, "".join(generated.values()), elf, nm)
+        return CodeSize("estimate", linked.model, linked.runtime)
 
 
 def link_size(name: str, generated: str, elf: Path, nm: str = "nm") -> CodeSize:

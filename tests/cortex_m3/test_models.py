@@ -35,7 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import runner
 from harness import FLOAT_RTOL, c_name, compare, compile_model
 from reference import Reference, model_paths
-from tinyaot import frontend
+from tinyaot import compiler, frontend, report
 from tinyaot.ir import DType
 
 pytestmark = pytest.mark.skipif(
@@ -334,3 +334,25 @@ def test_profile_covers_every_op(runs: dict[str, Case]) -> None:
         # the invoke's own few instructions and plus the hook's per op.
         measured = sum(op.ticks - profiled.profile_overhead for op in ops)
         assert measured == pytest.approx(total, rel=1e-3)
+
+
+@pytest.mark.parametrize("stem", ["mlperf_tiny_kws_dscnn_int8", "tflm_hello_world_float32"])
+def test_report_code_estimate(runs: dict[str, Case], stem: str) -> None:
+    """`tinyaot report`'s code estimate (no image given) counts exactly the runtime code the
+    firmware's link keeps, Thumb-2 assembly included, and the model's functions at least
+    as the firmware keeps them (the estimate keeps its whole API)."""
+    model = next((m for m in MODELS if m.stem == stem), None)
+    if model is None:
+        pytest.skip(f"{stem} is missing")
+    case = runs[_key(model, "-Os")]
+    elf = case.get().elf
+    assert runner.BOARD_CPU[case.get().board] == "cortex-m3"
+    name = c_name(model)
+    estimate = report.code_size(compiler.compile_model(model, compiler.Options(name=name)))
+    assert estimate is not None and estimate.source == "estimate"
+    symbols = runner.symbols(elf)
+    text = {"t", "T"}
+    runtime = sum(s.size for s in symbols if s.kind in text and s.name.startswith("tinyaot_"))
+    model_code = sum(s.size for s in symbols if s.kind in text and s.name.startswith(f"{name}_"))
+    assert estimate.runtime == runtime > 0
+    assert estimate.model >= model_code > 0
