@@ -11,7 +11,9 @@ cost of one reading pair (the first two snapshots). See bench/README.md for the 
 from __future__ import annotations
 
 import hashlib
+import os
 import subprocess
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -98,10 +100,14 @@ def plugin(workdir: Path) -> Path:
     if not out.is_file():
         workdir.mkdir(parents=True, exist_ok=True)
         command = ["cc", "-shared", "-fPIC", "-O2", "-Wall", "-Wextra", "-Werror"]
-        command += [str(PLUGIN_SOURCE), "-o", str(out)]
+        # Models measured at once (--jobs) may build it at the same time: each builds its
+        # own file and renames it, so that qemu never loads one half written.
+        part = out.with_name(f"{out.name}.{os.getpid()}.{threading.get_ident()}")
+        command += [str(PLUGIN_SOURCE), "-o", str(part)]
         proc = subprocess.run(command, capture_output=True, text=True, check=False)
         if proc.returncode != 0:
             raise runner.BuildError("building the qemu plugin failed", command, proc.stderr)
+        os.replace(part, out)
     return out
 
 
