@@ -147,14 +147,24 @@ static uint32_t *stack_floor(uintptr_t top)
 }
 
 /*
- * Paints from the floor up to this function's own sp, all of which is free: it lies below
- * every live frame, and the model's frames will grow down into it from just above.
+ * Bytes left unpainted below the sp stack_paint() reads: GCC may read it before the function
+ * pushes its registers (at -O2 for the Cortex-M55 it pushes r4 and lr after the mov from sp, in
+ * the loop's branch only), and painting those would overwrite the return address. No frame this
+ * function gets is larger (at most r4-r11 and lr, 36 bytes); the model's frames grow down from
+ * the caller's sp, above, so only an invoke using less than the gap would be over-reported.
+ */
+#define STACK_PAINT_GAP 64u
+
+/*
+ * Paints from the floor up to STACK_PAINT_GAP below this function's sp, all of which is free:
+ * it lies below every live frame, and the model's frames will grow down into it from above.
  * Not inlined so that its frame is gone again before the model runs.
  */
 __attribute__((noinline)) static void stack_paint(uint32_t *floor)
 {
 	volatile uint32_t *word = floor;
-	volatile uint32_t *top = (volatile uint32_t *)(stack_pointer() & ~(uintptr_t)3u);
+	volatile uint32_t *top =
+		(volatile uint32_t *)((stack_pointer() - STACK_PAINT_GAP) & ~(uintptr_t)3u);
 
 	while (word < top) {
 		*word++ = STACK_PAINT;

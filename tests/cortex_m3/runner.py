@@ -50,14 +50,17 @@ LINKER_SCRIPTS: dict[str, str] = {
     "mps2-an385": "mps2_an385.ld",
     # The Cortex-M4 image of the same board: qemu gives it the same memory map.
     "mps2-an386": "mps2_an385.ld",
+    "mps3-an547": "mps3_an547.ld",
 }
 
 # The core of each board, the -mcpu the firmware is compiled for. The Cortex-M4 runs the same
-# firmware with the DSP extension's kernels (__ARM_FEATURE_DSP).
+# firmware with the DSP extension's kernels (__ARM_FEATURE_DSP), the Cortex-M55 with those and
+# Helium's (__ARM_FEATURE_MVE).
 BOARD_CPU: dict[str, str] = {
     "lm3s6965evb": "cortex-m3",
     "mps2-an385": "cortex-m3",
     "mps2-an386": "cortex-m4",
+    "mps3-an547": "cortex-m55",
 }
 
 # The float ABI of each core, for compiling and linking. The Cortex-M3 has no FPU. mps2-an386's
@@ -68,6 +71,9 @@ BOARD_CPU: dict[str, str] = {
 CPU_FLOAT_FLAGS: dict[str, tuple[str, ...]] = {
     "cortex-m3": ("-mfloat-abi=soft",),
     "cortex-m4": ("-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
+    # -mfpu=auto: the FPU and Helium -mcpu=cortex-m55 names (FPv5 with double precision, MVE
+    # integer and float: __ARM_FEATURE_MVE 3), so the MVE kernels and arm_mve.h are built in.
+    "cortex-m55": ("-mfloat-abi=hard", "-mfpu=auto"),
 }
 
 # SysTick ticks (core clock cycles) per executed instruction under
@@ -82,7 +88,9 @@ CPU_FLOAT_FLAGS: dict[str, tuple[str, ...]] = {
 # ticks(0)) / 4N came out as
 #   lm3s6965evb: 1.6005 (N=1000), 1.600000 (N=1e6), 1.600001 (N=2e7)
 #   mps2-an385:  3.2010 (N=1000), 3.200005 (N=1e6), 3.200003 (N=2e7)
-# and mps2-an386, the same board with a Cortex-M4, counts like mps2-an385.
+# and mps2-an386, the same board with a Cortex-M4, counts like mps2-an385. mps3-an547 (a
+# Cortex-M55 at qemu's 32 MHz SYSCLK for the AN547) gives 4.096 = 128 ns * 32 MHz:
+#   mps3-an547:  4.09725 (N=1000), 4.096006 (N=1e6), 4.096005 (N=2e7), ticks(0) = 278.
 # The residue at 2e7 (66 and 243 ticks) is the SysTick wrap interrupt itself, about 5
 # instructions per 2**24-tick wrap, which a real inference pays too; ticks(0) converts to ~67
 # instructions, the fake invoke's own code. test_harness.py repeats this check on every run.
@@ -90,6 +98,7 @@ TICKS_PER_INSTRUCTION: dict[str, float] = {
     "lm3s6965evb": 1.6,
     "mps2-an385": 3.2,
     "mps2-an386": 3.2,
+    "mps3-an547": 4.096,
 }
 
 QEMU_ICOUNT = "shift=7,sleep=off,align=off"
@@ -99,6 +108,8 @@ BOARD_MEMORY: dict[str, tuple[int, int]] = {
     "lm3s6965evb": (256 * 1024, 64 * 1024),
     "mps2-an385": (4 * 1024 * 1024, 4 * 1024 * 1024),
     "mps2-an386": (4 * 1024 * 1024, 4 * 1024 * 1024),
+    # Flash: ITCM (code) + ISRAM (constants); RAM: DTCM. See mps3_an547.ld.
+    "mps3-an547": (512 * 1024 + 4 * 1024 * 1024, 512 * 1024),
 }
 
 # choose_board() takes the first board that fits: lm3s6965evb is the machine behind Zephyr's

@@ -1,5 +1,6 @@
 /*
- * Minimal Cortex-M3/M4 startup for the qemu test harness (lm3s6965evb, mps2-an385, mps2-an386).
+ * Minimal Cortex-M3/M4/M55 startup for the qemu test harness (lm3s6965evb, mps2-an385,
+ * mps2-an386, mps3-an547).
  *
  * It owns the vector table, the C runtime set-up (copy .data, zero .bss), the SysTick wrap
  * counter that main.c builds its 64-bit cycle clock on, and the semihosting primitives.
@@ -125,9 +126,10 @@ void Reset_Handler(void)
 
 #if defined(__ARM_FP)
 	/*
-	 * Hard-float firmware (the Cortex-M4 board): the FPU resets with its coprocessors CP10 and
-	 * CP11 denied, so the first floating-point instruction would fault. Full access to both,
-	 * and the barriers make it hold for the next instruction.
+	 * Hard-float firmware (the Cortex-M4 and M55 boards): the FPU resets with its coprocessors
+	 * CP10 and CP11 denied, so the first floating-point instruction would fault; on the M55
+	 * they also gate Helium (MVE), vector instructions included. Full access to both, and the
+	 * barriers make it hold for the next instruction.
 	 */
 	SCB_CPACR |= 0xFu << 20;
 	__asm__ volatile("dsb\n\tisb" ::: "memory");

@@ -10,7 +10,8 @@ The board is chosen from the firmware's measured sizes (runner.build_auto): lm3s
 (256 KB flash, 64 KB RAM) when weights + code + harness fit its flash and arena + harness
 variables + runner.STACK_RESERVE fit its RAM, mps2-an385 otherwise. Every model also runs at
 -O2 on mps2-an386, a Cortex-M4, where the convolutions use the DSP extension's routine and
-float32 runs on the FPU (hard float).
+float32 runs on the FPU (hard float); a handful of them also on mps3-an547, a Cortex-M55, where
+the Helium (MVE) kernels take over.
 
 Everything is built and run once per session by the `runs` fixture, in parallel across
 models; the tests then only check the results, so a failure names its model and -O level.
@@ -81,6 +82,24 @@ class Case:
 
 # The Cortex-M4 board, and the -O level its firmware is built at.
 M4_BOARD, M4_OPT = "mps2-an386", "-O2"
+# The Cortex-M55 board and its models: the MLPerf Tiny int8 ones (every int8 kernel with an
+# MVE routine, convolutions of every shape they have, FULLY_CONNECTED), TFLite Micro's person
+# detector (another MobileNet) and micro_speech, and a float32 model for the FPv5 (hard float).
+M55_BOARD, M55_OPT = "mps3-an547", "-O2"
+M55_MODELS = [
+    m
+    for m in FAST_MODELS
+    if m.stem
+    in {
+        "mlperf_tiny_kws_dscnn_int8",
+        "mlperf_tiny_vww_mobilenetv1_int8",
+        "mlperf_tiny_ic_resnet8_int8",
+        "mlperf_tiny_ad_autoencoder_int8",
+        "tflm_person_detect_int8",
+        "tflm_micro_speech_int8",
+        "tflm_hello_world_float32",
+    }
+]
 
 
 def _key(model: Path, opt: str, profile: bool = False, board: str = "auto") -> str:
@@ -97,6 +116,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
     cases.update({_key(m, "-O2", True): Case(m, "-O2", True) for m in profiled})
     cases.update(
         {_key(m, M4_OPT, board=M4_BOARD): Case(m, M4_OPT, False, M4_BOARD) for m in FAST_MODELS}
+    )
+    cases.update(
+        {_key(m, M55_OPT, board=M55_BOARD): Case(m, M55_OPT, False, M55_BOARD) for m in M55_MODELS}
     )
 
     # The references run here, in this thread: one TFLM interpreter per model, three sets,
@@ -178,6 +200,13 @@ def test_matches_tflite_micro(runs: dict[str, Case], model: Path, opt: str) -> N
 def test_cortex_m4_matches_tflite_micro(runs: dict[str, Case], model: Path) -> None:
     case = runs[_key(model, M4_OPT, board=M4_BOARD)]
     assert case.get().board == M4_BOARD
+    _check_outputs(case)
+
+
+@pytest.mark.parametrize("model", M55_MODELS, ids=[m.stem for m in M55_MODELS])
+def test_cortex_m55_matches_tflite_micro(runs: dict[str, Case], model: Path) -> None:
+    case = runs[_key(model, M55_OPT, board=M55_BOARD)]
+    assert case.get().board == M55_BOARD
     _check_outputs(case)
 
 
