@@ -62,15 +62,33 @@ def wrap(head: str, args: list[str], indent: int = 1, end: str = ");") -> str:
 
 
 def _bin_pack(head: str, args: list[str], indent: int, end: str) -> str:
+    first = "\t" * indent + f"{head}("
+    if TAB * indent + len(head) + 1 + len(", ".join(args) + end) <= COLUMNS:
+        return first + ", ".join(args) + end
+    lhs, eq, call = head.rpartition(" = ")
+    rest = f"{call}({', '.join(args)}{end}"
+    if eq and TAB * (indent + 1) + len(rest) <= COLUMNS:
+        # clang-format breaks an assignment after its `=` when the call then fits one line.
+        return "\t" * indent + f"{lhs} =\n" + "\t" * (indent + 1) + rest
     align = TAB * indent + len(head) + 1
-    pad = "\t" * (align // TAB) + " " * (align % TAB)
-    lines, line, col = [], "\t" * indent + f"{head}(", align
+    if any(align + len(a) + 1 > COLUMNS for a in args):
+        # An argument would overflow aligned after the parenthesis: clang-format breaks after
+        # it and packs the arguments one indent deeper.
+        pad = "\t" * (indent + 1)
+        return first + "\n" + _pack(pad, TAB * (indent + 1), pad, args, end)
+    return _pack(first, align, "\t" * (align // TAB) + " " * (align % TAB), args, end)
+
+
+def _pack(first: str, col: int, pad: str, args: list[str], end: str) -> str:
+    """Arguments after `first` (ending at column `col`), each further line starting at `pad`."""
+    lines, line, start = [], first, col
     for i, a in enumerate(args):
         tail = end if i == len(args) - 1 else ","
-        piece = ("" if line.endswith("(") else " ") + a + tail
-        if col + len(piece) > COLUMNS and not line.endswith("("):
+        fresh = line == first
+        piece = ("" if fresh and first.endswith(("(", "\t")) else " ") + a + tail
+        if col + len(piece) > COLUMNS and not fresh:
             lines.append(line)
-            line, col = pad + a + tail, align + len(a + tail)
+            line, col = pad + a + tail, start + len(a + tail)
         else:
             line += piece
             col += len(piece)
