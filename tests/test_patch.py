@@ -40,81 +40,146 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 
 
 # (kind, window, stride, SAME padding, output channels; pools keep the channels). A PAD
-# takes window % 3 rows above and stride rows below (columns the other way round).
+# takes window % 3 rows above and stride rows below (columns the other way round), and with
+# SAME one channel after the others. A "prelu" is PReLU as converters split it: a MUL by a
+# per-channel constant and the MAXIMUM of that and its input. A "res"
+# block keeps the shape: a branch of a SAME convolution (stride 1), then with stride 2 a SAME
+# convolution too (ResNet-like); with output channels, the branch is MobileNetV2's inverted
+# residual instead: a 1x1 convolution to that many channels, the depthwise convolution, a 1x1
+# convolution back. The branch is added to the block's input (the branch first for an odd
+# window).
 Layer = tuple[str, int, int, bool, int]
-KINDS = ("conv", "dw", "avg", "max", "pad")
+KINDS = ("conv", "dw", "avg", "max", "pad", "hswish", "prelu")
 
 
 def out_size(h: int, layer: Layer) -> int:
     kind, k, stride, same, _ = layer
     if kind == "pad":
         return h + k % 3 + stride
+    if kind in ("res", "hswish", "prelu"):
+        return h
     return (h + stride - 1) // stride if same else (h - k) // stride + 1
 
 
+def steps_of(layers: list[Layer]) -> int:
+    """The compiled steps (ops) of the layers: a block's branch and its ADD, PReLU's two."""
+    count = {"prelu": lambda layer: 2, "res": lambda layer: 4 if layer[4] else 2 + layer[2] // 2}
+    return sum(count.get(layer[0], lambda layer: 1)(layer) for layer in layers)
+
+
 def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
-    """An int8 chain of windowed layers on a size x size x channels input."""
+    """An int8 CNN of windowed layers and residual blocks on a size x size x channels input."""
     rng = np.random.default_rng(seed)
     tensors = [tb.Tensor("input", [1, size, size, channels], tb.INT8, 0, [0.05], [3])]
     buffers = [tb.Buffer()]
-    ops, codes = [], []
-    h, c, scale, zp = size, channels, 0.05, 3
-    for i, (kind, k, stride, same, out_c) in enumerate(layers):
-        out_h = out_size(h, (kind, k, stride, same, out_c))
-        padding = tb.PADDING.SAME if same else tb.PADDING.VALID
-        x = len(tensors) - 1
-        if kind == "pad":
-            pads = [[0, 0], [k % 3, stride], [stride, k % 3], [0, 0]]
-            buffers.append(tb.Buffer(tb.int32_bytes(pads)))
-            tensors += [
-                tb.Tensor(f"p{i}", [4, 2], tb.INT32, len(buffers) - 1),
-                tb.Tensor(f"t{i}", [1, out_h, out_h, c], tb.INT8, 0, [scale], [zp]),
-            ]
-            ops.append(tb.Operator(len(codes), [x, x + 1], [x + 2], "PadOptions", {}))
-            codes.append(tb.OpCode(tb.OPS.PAD))
-            h = out_h
-            continue
-        if kind in ("avg", "max"):
-            code = tb.OPS.AVERAGE_POOL_2D if kind == "avg" else tb.OPS.MAX_POOL_2D
-            tensors.append(tb.Tensor(f"t{i}", [1, out_h, out_h, c], tb.INT8, 0, [scale], [zp]))
-            options = {"Padding": padding, "StrideH": stride, "StrideW": stride}
-            options |= {"FilterHeight": k, "FilterWidth": k, "FusedActivationFunction": 0}
-            ops.append(tb.Operator(len(codes), [x], [x + 1], "Pool2DOptions", options))
-            codes.append(tb.OpCode(code))
-            h = out_h
-            continue
-        dw = kind == "dw"
+    ops: list[tb.Operator] = []
+    codes: list[tb.OpCode] = []
+
+    def code(op: int) -> int:
+        codes.append(tb.OpCode(op))
+        return len(codes) - 1
+
+    def conv(x: int, name: str, dw: bool, k: int, stride: int, padding: int, out_c: int) -> int:
+        """A convolution of tensor x (shape from the tensor): its output tensor."""
+        _, h, _, c = tensors[x].shape
+        scale = tensors[x].scale[0]
+        out_h = (h + stride - 1) // stride if padding == tb.PADDING.SAME else (h - k) // stride + 1
         out_c = c if dw else out_c
         shape = [1, k, k, c] if dw else [out_c, k, k, c]
         w_scale = [float(s) for s in rng.uniform(0.005, 0.02, out_c)]
         depth = k * k * (1 if dw else c)
         out_scale = scale * 0.02 * 127 * np.sqrt(depth) / 24
         out_zp = int(rng.integers(-20, 20))
-        buffers += [
-            tb.Buffer(tb.int8_bytes(rng.integers(-127, 128, size=shape))),
-            tb.Buffer(tb.int32_bytes(rng.integers(-800, 800, size=out_c))),
-        ]
-        tensors += [
-            tb.Tensor(f"w{i}", shape, tb.INT8, len(buffers) - 2, w_scale, [0] * out_c, 3 * dw),
-            tb.Tensor(
-                f"b{i}",
-                [out_c],
-                tb.INT32,
-                len(buffers) - 1,
-                [scale * s for s in w_scale],
-                [0] * out_c,
-            ),
-            tb.Tensor(f"t{i}", [1, out_h, out_h, out_c], tb.INT8, 0, [out_scale], [out_zp]),
-        ]
+        buffers.extend(
+            [
+                tb.Buffer(tb.int8_bytes(rng.integers(-127, 128, size=shape))),
+                tb.Buffer(tb.int32_bytes(rng.integers(-800, 800, size=out_c))),
+            ]
+        )
+        n = len(tensors)
+        tensors.extend(
+            [
+                tb.Tensor(
+                    f"w{name}", shape, tb.INT8, len(buffers) - 2, w_scale, [0] * out_c, 3 * dw
+                ),
+                tb.Tensor(
+                    f"b{name}",
+                    [out_c],
+                    tb.INT32,
+                    len(buffers) - 1,
+                    [scale * s for s in w_scale],
+                    [0] * out_c,
+                ),
+                tb.Tensor(f"t{name}", [1, out_h, out_h, out_c], tb.INT8, 0, [out_scale], [out_zp]),
+            ]
+        )
         options = {"Padding": padding, "StrideH": stride, "StrideW": stride}
         options |= {"DilationHFactor": 1, "DilationWFactor": 1, "FusedActivationFunction": 0}
         if dw:
             options["DepthMultiplier"] = 1
-        name = "DepthwiseConv2DOptions" if dw else "Conv2DOptions"
-        ops.append(tb.Operator(len(codes), [x, x + 1, x + 2], [x + 3], name, options))
-        codes.append(tb.OpCode(tb.OPS.DEPTHWISE_CONV_2D if dw else tb.OPS.CONV_2D))
-        h, c, scale, zp = out_h, out_c, out_scale, out_zp
-    graph = tb.SubGraph(tensors, ops, [0], [len(tensors) - 1])
+        kind = tb.OPS.DEPTHWISE_CONV_2D if dw else tb.OPS.CONV_2D
+        table = "DepthwiseConv2DOptions" if dw else "Conv2DOptions"
+        ops.append(tb.Operator(code(kind), [x, n, n + 1], [n + 2], table, options))
+        return n + 2
+
+    x = 0
+    for i, (kind, k, stride, same, out_c) in enumerate(layers):
+        _, h, _, c = tensors[x].shape
+        scale, zp = tensors[x].scale[0], tensors[x].zero_point[0]
+        out_h = out_size(h, (kind, k, stride, same, out_c))
+        padding = tb.PADDING.SAME if same else tb.PADDING.VALID
+        n = len(tensors)
+        if kind == "pad":
+            pads = [[0, 0], [k % 3, stride], [stride, k % 3], [0, int(same)]]
+            buffers.append(tb.Buffer(tb.int32_bytes(pads)))
+            tensors += [
+                tb.Tensor(f"p{i}", [4, 2], tb.INT32, len(buffers) - 1),
+                tb.Tensor(f"t{i}", [1, out_h, out_h, c + same], tb.INT8, 0, [scale], [zp]),
+            ]
+            ops.append(tb.Operator(code(tb.OPS.PAD), [x, n], [n + 1], "PadOptions", {}))
+            x = n + 1
+        elif kind == "hswish":
+            tensors.append(tb.Tensor(f"t{i}", [1, h, h, c], tb.INT8, 0, [scale * 0.7], [zp - 2]))
+            ops.append(tb.Operator(code(tb.OPS.HARD_SWISH), [x], [n]))
+            x = n
+        elif kind == "prelu":
+            alpha = rng.integers(-127, 128, size=[1, 1, 1, c])
+            buffers.append(tb.Buffer(tb.int8_bytes(alpha)))
+            tensors += [
+                tb.Tensor(f"a{i}", [1, 1, 1, c], tb.INT8, len(buffers) - 1, [0.004], [0]),
+                tb.Tensor(f"m{i}", [1, h, h, c], tb.INT8, 0, [scale], [zp]),
+                tb.Tensor(f"t{i}", [1, h, h, c], tb.INT8, 0, [scale], [zp]),
+            ]
+            options = {"FusedActivationFunction": 0}
+            ops.append(tb.Operator(code(tb.OPS.MUL), [x, n], [n + 1], "MulOptions", options))
+            ops.append(tb.Operator(code(tb.OPS.MAXIMUM), [x, n + 1], [n + 2]))
+            x = n + 2
+        elif kind in ("avg", "max"):
+            op = tb.OPS.AVERAGE_POOL_2D if kind == "avg" else tb.OPS.MAX_POOL_2D
+            tensors.append(tb.Tensor(f"t{i}", [1, out_h, out_h, c], tb.INT8, 0, [scale], [zp]))
+            options = {"Padding": padding, "StrideH": stride, "StrideW": stride}
+            options |= {"FilterHeight": k, "FilterWidth": k, "FusedActivationFunction": 0}
+            ops.append(tb.Operator(code(op), [x], [n], "Pool2DOptions", options))
+            x = n
+        elif kind == "res":
+            if out_c:
+                branch = conv(x, f"{i}a", False, 1, 1, tb.PADDING.SAME, out_c)
+                branch = conv(branch, f"{i}b", True, k, 1, tb.PADDING.SAME, out_c)
+                branch = conv(branch, f"{i}c", False, 1, 1, tb.PADDING.SAME, c)
+            else:
+                branch = conv(x, f"{i}a", False, k, 1, tb.PADDING.SAME, c)
+                if stride == 2:
+                    branch = conv(branch, f"{i}b", False, k, 1, tb.PADDING.SAME, c)
+            out_scale = 2 * max(scale, tensors[branch].scale[0])
+            n = len(tensors)
+            tensors.append(tb.Tensor(f"t{i}", [1, h, h, c], tb.INT8, 0, [out_scale], [zp - 1]))
+            pair = [branch, x] if k % 2 else [x, branch]
+            options = {"FusedActivationFunction": 0}
+            ops.append(tb.Operator(code(tb.OPS.ADD), pair, [n], "AddOptions", options))
+            x = n
+        else:
+            x = conv(x, str(i), kind == "dw", k, stride, padding, out_c)
+    graph = tb.SubGraph(tensors, ops, [0], [x])
     return tb.build(tb.Model([graph], codes, buffers))
 
 
@@ -133,6 +198,37 @@ def run_host(model: Path, workdir: Path, runtime: list[str], options: tuple[str,
         for mode in ("run", "invoke")
     ]
     return got, want
+
+
+def stage_matches(
+    layers: list[Layer],
+    size: int,
+    channels: int,
+    depth: int,
+    stripes: int,
+    seed: int,
+    tmp_path_factory: pytest.TempPathFactory,
+    runtime: list[str],
+) -> None:
+    """The CNN compiled with a stage of its first `depth` layers in `stripes` stripes (as many
+    as its output has rows at most) gives TFLite Micro's bytes through _run() and _invoke()."""
+    h = size
+    for layer in layers:
+        h = out_size(h, layer)
+        assume(h >= 1)
+    depth = min(depth, len(layers))
+    out_h = size
+    for layer in layers[:depth]:
+        out_h = out_size(out_h, layer)
+    stripes = min(stripes, out_h)
+    assume(stripes >= 2)
+    workdir = tmp_path_factory.mktemp("patch")
+    model = workdir / "cnn.tflite"
+    model.write_bytes(cnn(layers, size, channels, seed))
+    stage = f"{steps_of(layers[:depth])}:{stripes}"
+    got, want = run_host(model, workdir, runtime, ("--patch-stage", stage), seed)
+    for outputs in got:
+        assert outputs[0].tobytes() == want[0].tobytes()
 
 
 def layer() -> st.SearchStrategy[Layer]:
@@ -175,31 +271,106 @@ def layer() -> st.SearchStrategy[Layer]:
     stripes=4,
     seed=0,
 )
+# A PAD on the stage input (which stripes read through views of its rows), an activation.
+@example(
+    layers=[("pad", 2, 1, False, 4), ("conv", 3, 2, False, 4), ("hswish", 1, 1, False, 4)],
+    size=11,
+    channels=3,
+    depth=3,
+    stripes=3,
+    seed=3,
+)
 def test_stage_matches_tflite_micro(
     layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime
 ):
     """Any stage depth and stripe count on a chain of convolutions, depthwise convolutions,
-    pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding) and PADs is byte for byte
-    TFLite Micro's, as the layer-by-layer code is, whether _run() reads the input in place or
-    _invoke() in its pinned buffer."""
-    # A stage starts at a windowed layer.
-    assume(layers[0][0] != "pad")
-    h = size
-    for layer in layers:
-        h = out_size(h, layer)
-        assume(h >= 1)
-    depth = min(depth, len(layers))
-    out_h = size
-    for layer in layers[:depth]:
-        out_h = out_size(out_h, layer)
-    stripes = min(stripes, out_h)
-    assume(stripes >= 2)
-    workdir = tmp_path_factory.mktemp("patch")
-    model = workdir / "cnn.tflite"
-    model.write_bytes(cnn(layers, size, channels, seed))
-    got, want = run_host(model, workdir, runtime, ("--patch-stage", f"{depth}:{stripes}"), seed)
+    pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding), PADs (of rows, columns
+    and channels) and activations (HARD_SWISH, PReLU) is byte for byte TFLite Micro's, as the
+    layer-by-layer code is, whether _run() reads the input in place or _invoke() in its
+    pinned buffer."""
+    stage_matches(layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime)
+
+
+def residual() -> st.SearchStrategy[Layer]:
+    return st.tuples(
+        st.just("res"), st.integers(1, 3), st.integers(1, 2), st.just(True), st.sampled_from([0, 8])
+    )
+
+
+@settings(
+    max_examples=5,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    layers=st.lists(st.one_of(layer(), residual()), min_size=1, max_size=4),
+    size=st.integers(8, 20),
+    channels=st.sampled_from([1, 4, 8]),
+    depth=st.integers(1, 4),
+    stripes=st.integers(2, 6),
+    seed=st.integers(0, 1000),
+)
+# ResNet-like: a stem, a block of one convolution and one of two, a strided convolution.
+@example(
+    layers=[("conv", 3, 1, True, 8), ("res", 3, 1, True, 0), ("res", 3, 2, True, 0)]
+    + [("conv", 3, 2, True, 8)],
+    size=16,
+    channels=3,
+    depth=4,
+    stripes=3,
+    seed=1,
+)
+# MobileNetV2-like: inverted residuals, the first on the stage input, between strided layers.
+@example(
+    layers=[("res", 3, 1, True, 8), ("dw", 3, 2, True, 4), ("res", 2, 1, True, 8)],
+    size=17,
+    channels=4,
+    depth=3,
+    stripes=4,
+    seed=2,
+)
+# BlazeFace-like: PReLU (MUL by a constant, MAXIMUM), a PAD of rows and a channel, a block.
+@example(
+    layers=[("conv", 3, 1, True, 4), ("prelu", 1, 1, False, 4), ("pad", 2, 1, True, 4)]
+    + [("res", 3, 1, True, 0)],
+    size=12,
+    channels=3,
+    depth=4,
+    stripes=3,
+    seed=3,
+)
+def test_residual_stage_matches_tflite_micro(
+    layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime
+):
+    """A stage holding residual blocks (ADDs of a branch and the block input, which the stage
+    made or which is the stage input; ResNet-like and inverted-residual branches among
+    windowed layers, PADs and activations) is byte for byte TFLite Micro's, whatever its
+    depth and stripe count, through _run() and _invoke()."""
+    assume(any(layer[0] == "res" for layer in layers[: min(depth, len(layers))]))
+    stage_matches(layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime)
+
+
+# Corpus models whose smallest-arena stage holds what a chain of windowed layers does not:
+# residual ADDs (ResNet-8's with a strided 1x1 shortcut, BlazeFace's after a PAD of
+# channels), a PAD on the stage input (FOMO), activations between layers (LEAKY_RELU).
+RESIDUAL_CORPUS = (
+    "mlperf_tiny_ic_resnet8_int8",
+    "sscma_fomo_person_int8",
+    "efinix_yolo_person_detect_int8",
+    "efinix_mediapipe_face_detection_int8",
+)
+
+
+@pytest.mark.parametrize("name", RESIDUAL_CORPUS)
+def test_corpus_smallest_arena_matches_tflite_micro(name, tmp_path, runtime):
+    """Their smallest-arena plans, below the layer-by-layer arena, give TFLite Micro's bytes."""
+    model = REPO / "models" / f"{name}.tflite"
+    c = compiler.compile_model(model, compiler.Options(name="m", smallest_arena=True))
+    assert c.patch is not None and c.plan.size < c.patch.base_arena
+    assert set(c.patch.kinds) - {"CONV_2D", "DEPTHWISE_CONV_2D", "MAX_POOL_2D"}
+    got, want = run_host(model, tmp_path, runtime, ("--smallest-arena",), 5)
     for outputs in got:
-        assert outputs[0].tobytes() == want[0].tobytes()
+        assert [x.tobytes() for x in outputs] == [x.tobytes() for x in want]
 
 
 # Person detection's layer-by-layer arena is 36,876 B.

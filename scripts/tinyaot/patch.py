@@ -1,12 +1,18 @@
 """Patch-based execution: the first layers of a CNN run stripe by stripe under an arena budget.
 
 A layer-by-layer plan holds a large convolution's input and output at once. A patch stage runs
-a chain of windowed layers (CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D) one
+windowed layers (CONV_2D, DEPTHWISE_CONV_2D, AVERAGE_POOL_2D, MAX_POOL_2D) one
 stripe of the stage's output rows at a time: each stripe goes through all the stage's layers
 from the rows of the stage input it needs, so only one stripe's intermediates are live.
 Stripes span whole rows, so every window is contiguous in memory and the last layer writes
 its rows straight into the stage output; overlapping rows are computed once per stripe that
 needs them (the extra MACs).
+
+Between them a stage may hold PADs, activations, elementwise ops with a constant the same for
+every row (PReLU's MUL and MAXIMUM) and residual blocks: an ADD (without broadcasting) of two
+tensors made inside the stage, or of one and the stage input. A tensor that several layers read
+is computed, in each stripe, over the rows all of them need; the elementwise ops and PADs read
+exactly the rows they need, through views of those buffers (or of the stage input).
 
 Each layer of a stripe is the op lowered again on tensors of the stripe's shape, with its
 padding relative to the stripe's window (lowering.TILE_PADS): the kernel the op would get at
@@ -34,6 +40,11 @@ if TYPE_CHECKING:
     from .compiler import Step
 
 WINDOWED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
+# Activations a stage runs on rows: each output element reads the input element at its index.
+ELEMENTWISE = ("HARD_SWISH", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "LOGISTIC", "TANH")
+# Elementwise ops of two inputs: of two stage tensors of one shape (a residual ADD), or of one
+# and a constant the same for every row (a per-channel scale, PReLU's MUL and MAXIMUM).
+BINARY = ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM")
 # Stripes beyond this many cost more in code and parameters than they save.
 MAX_STRIPES = 16
 # The extra MACs a plan may cost by default, in percent of the layer-by-layer MACs.
@@ -53,11 +64,14 @@ class Layer:
     # Bytes of one output row, and MACs per output row.
     row_bytes: int
     row_macs: int
+    # The stage layers whose outputs it reads, one per data input (-1: the stage input).
+    sources: tuple[int, ...] = (-1,)
 
 
 @dataclasses.dataclass(frozen=True)
 class Stripe:
-    """One stripe: per layer, the output rows it computes and the input rows it reads."""
+    """One stripe: per layer, the output rows it computes and the rows of its inputs it reads
+    (a layer whose output several read computes every row any of them reads)."""
 
     out_rows: tuple[tuple[int, int], ...]
     in_rows: tuple[tuple[int, int], ...]
@@ -90,33 +104,76 @@ class PatchPlan:
 
 
 def layers(graph: Graph, steps: list, root: dict[int, int], start: int) -> list[Layer]:
-    """The longest chain of windowed layers from steps[start] that a stage can run: each layer
-    reads only the one before it (a batch of one, NHWC), nothing else reads the chain's
-    intermediates, and none of them is a graph output."""
+    """The longest run of layers from steps[start] that a stage can run: windowed layers and
+    PADs (a batch of one, NHWC) and ADDs of equal shapes, each reading only the stage input
+    (steps[start]'s) or outputs of the run before it. Which prefixes are stages: `depths`."""
+    stage_in = root[steps[start].op.inputs[0]]
+    # Root -> (layer, shape) of what the run made; the stage input as layer -1.
+    made = {stage_in: (-1, graph.tensors[steps[start].op.inputs[0]].shape)}
+    chain: list[Layer] = []
+    for i in range(start, len(steps)):
+        step = steps[i]
+        if step.call.custom is not None:
+            break
+        sources = _sources(graph, step, stage_in, made, root, first=not chain)
+        geometry = _geometry(graph, step, first=not chain)
+        if sources is None or geometry is None:
+            break
+        out = graph.tensors[step.op.outputs[0]]
+        made[root[out.index]] = (len(chain), out.shape)
+        out_h = geometry[-1]
+        chain.append(Layer(i, *geometry, out.nbytes // out_h, step.call.macs // out_h, sources))
+    return chain
+
+
+def depths(graph: Graph, steps: list, root: dict[int, int], chain: list[Layer]) -> list[int]:
+    """The prefixes of the run (2 layers or more) that are stages: no layer before the last
+    writes a graph output or a tensor that anything after the prefix reads."""
     readers: dict[int, int] = {}
     for s in steps:
         for a in tensor_args(s.call.args):
             if not a.writable:
                 readers[root[a.index]] = readers.get(root[a.index], 0) + 1
     outputs = {root[t] for t in graph.outputs}
-    chain: list[Layer] = []
-    for i in range(start, len(steps)):
-        step = steps[i]
-        geometry = _geometry(graph, step, first=not chain)
-        if geometry is None or step.call.custom is not None:
-            break
-        if step.call.args[0] != _data_arg(step):
-            break
-        if chain:
-            prev = steps[i - 1].op.outputs[0]
-            if root[step.op.inputs[0]] != root[prev] or readers.get(root[prev]) != 1:  # type: ignore[index]
-                break
-            if root[prev] in outputs:
-                break
-        out = graph.tensors[step.op.outputs[0]]
-        out_h = geometry[-1]
-        chain.append(Layer(i, *geometry, out.nbytes // out_h, step.call.macs // out_h))
-    return chain
+    found = []
+    for depth in range(2, len(chain) + 1):
+        inside: dict[int, int] = {}
+        for layer in chain[:depth]:
+            for src in layer.sources:
+                inside[src] = inside.get(src, 0) + 1
+        closed = all(
+            root[steps[layer.step].op.outputs[0]] not in outputs
+            and readers.get(root[steps[layer.step].op.outputs[0]], 0) == inside.get(j, 0)
+            for j, layer in enumerate(chain[: depth - 1])
+        )
+        if closed:
+            found.append(depth)
+    return found
+
+
+def _sources(
+    graph: Graph,
+    step: Step,
+    stage_in: int,
+    made: dict[int, tuple[int, tuple[int, ...]]],
+    root: dict[int, int],
+    first: bool,
+) -> tuple[int, ...] | None:
+    """The stage layers (-1: the stage input) a layer's data inputs are, or None when one is
+    something else, or a view of another shape (its rows would not be the maker's)."""
+    data = [step.op.inputs[p] for p in data_positions(graph, step.op)]
+    if step.op.kind not in BINARY and step.call.args[0] != _data_arg(step):
+        return None
+    sources: list[int] = []
+    for t in data:
+        assert t is not None
+        layer, shape = made.get(root[t], (None, None))
+        if layer is None or (first and layer != -1):
+            return None
+        if not first and shape != graph.tensors[t].shape:
+            return None
+        sources.append(layer)
+    return tuple(sources)
 
 
 def _geometry(graph: Graph, step: Step, first: bool) -> tuple[int, int, int, int, int] | None:
@@ -125,17 +182,46 @@ def _geometry(graph: Graph, step: Step, first: bool) -> tuple[int, int, int, int
     d = params.get("d") if isinstance(params, dict) else None
     if step.op.kind in WINDOWED and isinstance(d, dict) and d.get("batches") == 1:
         return d["k_h"], d["stride_h"], d["pad_h"], d["in_h"], d["out_h"]
-    # A PAD of rows and columns, inside a stage (its stripes are windows of its input).
-    if step.op.kind != "PAD" or first or len(step.op.inputs) != 2:
+    if not step.op.inputs or step.op.inputs[0] is None or len(step.op.outputs) != 1:
         return None
     inp, out = graph.tensor(step.op.inputs[0]), graph.tensor(step.op.outputs[0])
+    if len(inp.shape) != 4 or inp.shape[0] != 1:
+        return None
+    if step.op.kind in ELEMENTWISE and len(step.op.inputs) == 1 and inp.shape == out.shape:
+        return 1, 1, 0, inp.shape[1], out.shape[1]
+    if len(step.op.inputs) != 2:
+        return None
+    if step.op.kind in BINARY:
+        # Output row r reads row r of each stage tensor, and the constant's only row.
+        data = data_positions(graph, step.op)
+        consts = [graph.tensor(t) for t in step.op.inputs if graph.tensor(t).is_const]
+        inp = graph.tensor(step.op.inputs[data[0]]) if data else inp
+        if not data or (first and len(data) > 1) or len(data) + len(consts) != 2:
+            return None
+        if any(graph.tensor(step.op.inputs[p]).shape != out.shape for p in data):
+            return None
+        if any(len(c.shape) > 2 and c.shape[-3] != 1 or len(c.shape) > 4 for c in consts):
+            return None
+        if out.shape != inp.shape or inp.dtype.short not in ("int8", "float32"):
+            return None
+        return 1, 1, 0, inp.shape[1], out.shape[1]
+    # A PAD of rows and columns, inside a stage (its stripes are windows of its input).
     pads = graph.tensor(step.op.inputs[1]).data
-    if len(inp.shape) != 4 or inp.shape[0] != 1 or pads is None:
+    if step.op.kind != "PAD" or pads is None:
         return None
     pads = pads.reshape(-1)
-    if pads[0] or pads[1] or pads[6] or pads[7]:
+    if pads[0] or pads[1]:
         return None
     return 1, 1, int(pads[2]), inp.shape[1], out.shape[1]
+
+
+def data_positions(graph: Graph, op: Op) -> tuple[int, ...]:
+    """Which of the op's inputs are its data, the tensors a stage makes or reads row by row."""
+    if op.kind not in BINARY:
+        return (0,)
+    return tuple(
+        i for i, t in enumerate(op.inputs) if t is not None and not graph.tensors[t].is_const
+    )
 
 
 def _data_arg(step: Step) -> object:
@@ -143,35 +229,57 @@ def _data_arg(step: Step) -> object:
     return arg if getattr(arg, "index", None) == step.op.inputs[0] else None
 
 
+def _reads(layer: Layer, a: int, b: int) -> tuple[int, int]:
+    """The input rows that output rows [a, b) of the layer read."""
+    # A stripe of a PAD's padding rows alone needs no row of what comes before it.
+    lo = min(layer.in_h, max(0, a * layer.stride - layer.pad))
+    if a >= b:
+        return lo, lo
+    return lo, max(lo, min(layer.in_h, (b - 1) * layer.stride - layer.pad + layer.k))
+
+
 def stripes(chain: list[Layer], count: int) -> tuple[Stripe, ...]:
     """The stage's output rows cut into `count` stripes of near-equal height, each traced back
-    through the layers to the rows it needs."""
+    through the layers to the rows it needs: of a tensor several layers read, the span of
+    what each reads."""
     last = chain[-1].out_h
     cuts = [last * k // count for k in range(count + 1)]
     result = []
     for a, b in zip(cuts, cuts[1:], strict=False):
-        outs, ins = [], []
-        for layer in reversed(chain):
-            # A stripe of a PAD's padding rows alone needs no row of what comes before it.
-            lo = min(layer.in_h, max(0, a * layer.stride - layer.pad))
-            hi = max(lo, min(layer.in_h, (b - 1) * layer.stride - layer.pad + layer.k))
-            outs.append((a, b))
-            ins.append((lo, hi))
-            a, b = lo, hi
-        result.append(Stripe(tuple(reversed(outs)), tuple(reversed(ins))))
+        outs: list[tuple[int, int] | None] = [None] * len(chain)
+        ins: list[tuple[int, int]] = [(0, 0)] * len(chain)
+        outs[-1] = (a, b)
+        for j in reversed(range(len(chain))):
+            rows = outs[j]
+            assert rows is not None, "a stage layer nothing in the stage reads"
+            ins[j] = _reads(chain[j], *rows)
+            for src in chain[j].sources:
+                if src >= 0:
+                    outs[src] = _span(outs[src], ins[j])
+        result.append(Stripe(tuple(outs), tuple(ins)))  # type: ignore[arg-type]
     return tuple(result)
+
+
+def _span(have: tuple[int, int] | None, rows: tuple[int, int]) -> tuple[int, int]:
+    if have is None or have[0] == have[1]:
+        return rows
+    if rows[0] == rows[1]:
+        return have
+    return min(have[0], rows[0]), max(have[1], rows[1])
 
 
 def _estimate(chain: list[Layer], cut: tuple[Stripe, ...], stage_in: int) -> int:
     """The stage's peak of live bytes without in-place overlaps, to rank stages before the
     planner places the best few: the stage input and output with, at each layer of each
-    stripe, the buffer it reads and the one it writes."""
+    stripe, the buffer it writes and those still to be read."""
     out = chain[-1].row_bytes * chain[-1].out_h
+    last_read = {src: j for j, layer in enumerate(chain) for src in layer.sources}
     peak = 0
     for s in cut:
         rows = [(b - a) * layer.row_bytes for (a, b), layer in zip(s.out_rows, chain, strict=True)]
-        for j in range(len(chain) - 1):
-            peak = max(peak, (rows[j - 1] if j else 0) + rows[j])
+        for j in range(len(chain)):
+            live = sum(rows[i] for i in range(j) if last_read[i] >= j)
+            peak = max(peak, live + (rows[j] if j < len(chain) - 1 else 0))
     return stage_in + out + peak
 
 
@@ -196,19 +304,20 @@ def candidates(
     base: planner.Plan,
     in_place: frozenset[int] = frozenset(),
 ) -> list[Candidate]:
-    """Every stage (from the first windowed layer, of two layers or more) and stripe count,
+    """Every stage (from the first layer that starts one, of two layers or more) and stripe count,
     with the arena it needs at the least: its own, or the rest of the network's. A stage input
     in `in_place` is read in the caller's buffer, outside the arena."""
     found: list[Candidate] = []
     for start in range(len(steps)):
         chain = layers(graph, steps, root, start)
-        if len(chain) >= 2:
+        valid = depths(graph, steps, root, chain)
+        if valid:
             break
     else:
         return found
     stage_in = root[steps[start].op.inputs[0]]
     size_in = 0 if stage_in in in_place else graph.tensors[stage_in].nbytes
-    for depth in range(2, len(chain) + 1):
+    for depth in valid:
         sub = chain[:depth]
         inner = {root[steps[layer.step].op.outputs[0]] for layer in sub[:-1]}
         rest = _outside(base, sub[0].step, sub[-1].step, inner)
@@ -244,7 +353,10 @@ def expand(
     new_steps = []
     last_out = graph.tensors[steps[chain[-1].step].op.outputs[0]]
     for t, stripe in enumerate(cand.stripes):
-        src = steps[chain[0].step].op.inputs[0]
+        # Per layer, its output in this stripe; per (buffer, rows), a view of fewer rows.
+        made: list[int] = []
+        windows: dict[tuple[int, int, int], int] = {}
+
         for j, layer in enumerate(chain):
             op = steps[layer.step].op
             full_out = graph.tensors[op.outputs[0]]
@@ -255,28 +367,70 @@ def expand(
                 views[out.index] = a * layer.row_bytes
             else:
                 root[out.index] = out.index
-            # Window rows start at the first row it holds: row 0 of the image for the stage
-            # input, which is read whole.
-            r0 = 0 if j == 0 else stripe.in_rows[j][0]
-            if op.kind == "PAD":
-                tile_op = _pad_op(graph, op, src, out.index, stripe.in_rows[j], (a, b), layer)
-            else:
+            data = [op.inputs[p] for p in data_positions(graph, op)]
+            if op.kind in WINDOWED:
+                # A window reads the whole buffer of its source, whose rows start at the first
+                # row it holds: row 0 of the image for the stage input, which is read whole.
+                src = layer.sources[0]
+                srcs = [data[0] if src < 0 else made[src]]
+                r0 = 0 if src < 0 else stripe.out_rows[src][0]
                 pad_w = steps[layer.step].call.params["d"]["pad_w"]
                 tile_op = Op(
                     op.index,
                     op.kind,
-                    [src, *op.inputs[1:]],
+                    [*srcs, *op.inputs[1:]],
                     [out.index],
                     {**op.options, TILE_PADS: (layer.pad - a * layer.stride + r0, pad_w)},
                 )
+            else:
+                # The others read exactly the rows they need.
+                srcs = []
+                for src, tensor in zip(layer.sources, data, strict=True):
+                    assert tensor is not None
+                    base, first = (tensor, 0) if src < 0 else (made[src], stripe.out_rows[src][0])
+                    window = (graph, root, views, windows)
+                    srcs.append(_rows(*window, base, first, stripe.in_rows[j]))
+                if op.kind == "PAD":
+                    rows = stripe.in_rows[j]
+                    tile_op = _pad_op(graph, op, srcs[0], out.index, rows, (a, b), layer)
+                else:
+                    inputs = list(op.inputs)
+                    for p, src in zip(data_positions(graph, op), srcs, strict=True):
+                        inputs[p] = src
+                    tile_op = Op(op.index, op.kind, inputs, [out.index], dict(op.options))
             call = _lowered(graph, tile_op, lower, cache)
-            if j == len(chain) - 1:
-                # The in-place rules describe a buffer of the stripe's own size.
+            if j == len(chain) - 1 or any(s in views for s in srcs):
+                # The in-place rules describe a buffer of the stripe's own size, read from its
+                # first byte.
                 call = dataclasses.replace(call, inplace=(), reverse_param=None)
             new_steps.append(Step(tile_op, call))
-            src = out.index
+            made.append(out.index)
     first = chain[0].step
     return steps[:first] + new_steps + steps[chain[-1].step + 1 :], views
+
+
+def _rows(
+    graph: Graph,
+    root: dict[int, int],
+    views: dict[int, int],
+    windows: dict[tuple[int, int, int], int],
+    base: int,
+    first: int,
+    rows: tuple[int, int],
+) -> int:
+    """The tensor of image rows `rows` of buffer `base`, whose rows start at image row `first`:
+    itself when it holds those rows alone, else a view (one per buffer and rows)."""
+    like = graph.tensors[base]
+    have = like.shape[1]
+    if rows == (first, first + have) or rows[0] == rows[1] == first + have:
+        return base
+    key = (base, *rows)
+    if key not in windows:
+        view = _tensor(graph, like, rows[1] - rows[0], f"{like.name}/rows{rows[0]}")
+        root[view.index] = root[base]
+        views[view.index] = views.get(base, 0) + (rows[0] - first) * (like.nbytes // have)
+        windows[key] = view.index
+    return windows[key]
 
 
 def _pad_op(
@@ -310,19 +464,22 @@ def _lowered(
 ) -> KernelCall:
     """The op lowered on its stripe tensors; a layer of the same geometry lowered before is
     copied with its tensors renamed (the weight analysis of the fast kernels is slow)."""
-    src, out = op.inputs[0], op.outputs[0]
-    assert src is not None
-    shapes = (graph.tensors[src].shape, graph.tensors[out].shape)
+    data = [op.inputs[p] for p in data_positions(graph, op)]
+    out = op.outputs[0]
+    shapes = tuple(graph.tensors[t].shape for t in (*data, out))  # type: ignore[index]
     pads = graph.tensor(op.inputs[1]).data if op.kind == "PAD" else None
-    geometry = op.options[TILE_PADS] if pads is None else tuple(pads.reshape(-1).tolist())
+    if pads is not None:
+        geometry = tuple(pads.reshape(-1).tolist())
+    else:
+        geometry = op.options.get(TILE_PADS)
     key = (op.index, shapes, geometry)
     if key not in cache:
         count = len(graph.tensors)
-        cache[key] = (lower(graph, op), src, out)
+        cache[key] = (lower(graph, op), (*data, out))
         # A scratch tensor of its own would be shared by the copies.
         assert len(graph.tensors) == count, f"{op.describe()} added a tensor in a patch stage"
-    call, was_src, was_out = cache[key]
-    rename = {was_src: src, was_out: out}
+    call, was = cache[key]
+    rename = dict(zip(was, (*data, out), strict=True))
     args = [
         dataclasses.replace(a, index=rename.get(a.index, a.index))
         if isinstance(a, TensorArg)
