@@ -523,6 +523,25 @@ def test_budget_stage_exact_on_cortex_m3(person, tmp_path):
         assert raw[0] == ref.run(inputs)[0].tobytes()
 
 
+@pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
+def test_residual_stage_exact_on_cortex_m3(tmp_path):
+    """A stage with a PAD on its input, LEAKY_RELUs and a residual ADD (the Yolo person
+    detector's smallest arena), cross-compiled for the Cortex-M3, gives TFLite Micro's bytes."""
+    model = REPO / "models" / "efinix_yolo_person_detect_int8.tflite"
+    c = compiler.compile_model(model, compiler.Options(name="m", smallest_arena=True))
+    assert c.patch is not None and {"PAD", "LEAKY_RELU", "ADD"} <= set(c.patch.kinds)
+    gen = tmp_path / "gen"
+    gen.mkdir()
+    for name, text in codegen.generate(c).items():
+        (gen / name).write_text(text)
+    ref = Reference(model)
+    inputs = ref.random_inputs(np.random.default_rng(3))
+    result = m3.build_and_run(
+        gen, "m", [[x.tobytes() for x in inputs]], "auto", "-O2", tmp_path, 300.0, jobs=2
+    )
+    assert list(result.outputs[0]) == [x.tobytes() for x in ref.run(inputs)]
+
+
 def test_budget_error_names_the_smallest_arena(tmp_path):
     model = tmp_path / "cnn.tflite"
     model.write_bytes(cnn([("conv", 3, 1, True, 8), ("dw", 3, 2, True, 8)], 16, 4, 0))
