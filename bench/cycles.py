@@ -1,7 +1,8 @@
 """Estimated cycles: executed instructions by class (bench/insn_classes.c, a qemu TCG plugin)
 weighed with the instruction timings of the Cortex-M3 and Cortex-M4 technical reference
 manuals (ARM DDI 0337 table 3-1 "Cortex-M3 instruction set summary"; ARM 100166 table 3-1
-"Processor instruction set summary" of the Cortex-M4), zero wait states.
+"Processor instruction set summary" of the Cortex-M4), zero wait states; the Cortex-M55's
+are an estimate (WEIGHTS).
 
 The plugin snapshots its counters each time the harness's clock reading (main.c's
 cycles_now) starts; like main.c, the invoke's counts are the snapshots around it less the
@@ -46,6 +47,9 @@ CLASSES = [
     "fp",
     "fp_mac",
     "fp_div",
+    "mve",
+    "mve_ldst",
+    "loop",
 ]
 
 # P, the pipeline refill of a taken branch or a pc write: the manuals give 1 to 3 (alignment,
@@ -74,6 +78,10 @@ _COMMON = {
     "fp": 1,  # VADD, VMUL, VCMP, VCVT, VMOV, VMRS, ...: 1 (VMOV of two registers: 2)
     "fp_mac": 3,  # VMLA, VMLS, VNMLA, VNMLS, VFMA, VFMS, VFNMA, VFNMS: 3
     "fp_div": 14,  # VDIV, VSQRT: 14
+    # Helium and the low-overhead loops: only the Cortex-M55 has them, never executed elsewhere.
+    "mve": 2,
+    "mve_ldst": 2,
+    "loop": 1,
 }
 WEIGHTS: dict[str, dict[str, int]] = {
     "cortex-m3": {
@@ -84,6 +92,12 @@ WEIGHTS: dict[str, dict[str, int]] = {
         "dsp_mul": 1,  # absent on this core: never executed
     },
     "cortex-m4": {**_COMMON, "mla": 1, "mull": 1, "mlal": 1, "dsp_mul": 1},
+    # An estimate: its scalar timings taken as the Cortex-M4's, and each Helium instruction 2
+    # cycles, the Cortex-M55's 64-bit datapath doing a 128-bit vector as 4 beats, 2 per cycle;
+    # the overlap of one instruction's last beats with the next one's first (a load beside a
+    # multiply-accumulate) that can bring a loop to 1 per cycle is not modelled. LE, DLS, WLS:
+    # 1 (a cached loop's LE can cost none). See bench/README.md.
+    "cortex-m55": {**_COMMON, "mla": 1, "mull": 1, "mlal": 1, "dsp_mul": 1},
 }
 
 

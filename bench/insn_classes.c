@@ -2,7 +2,8 @@
  * qemu TCG plugin for the benchmark's estimated cycles (bench/cycles.py weighs its counts).
  *
  * It sorts every executed Thumb instruction into a class whose cost the Cortex-M3 and M4
- * technical reference manuals give (loads, multiplies, branches, LDM/STM registers, ...),
+ * technical reference manuals give (loads, multiplies, branches, LDM/STM registers, ...), or
+ * that the Cortex-M55 adds (Helium vector instructions, low-overhead loops),
  * counts taken conditional branches apart, and snapshots all counters each time the
  * instruction at address `mark` runs (the harness's clock reading, around each invoke), so
  * the counts of an invoke are the difference of two snapshots. At exit it writes one line
@@ -76,6 +77,9 @@ enum insn_class {
 	C_FP,        /* FPU: add, multiply, compare, convert, move, register transfers */
 	C_FP_MAC,    /* FPU multiply-accumulates: VMLA, VMLS, VNMLA, VNMLS, VFMA, VFMS, ... */
 	C_FP_DIV,    /* VDIV, VSQRT */
+	C_MVE,       /* Helium (MVE) vector data processing: VMLADAV, VADD, VQRDMULH, VCTP, ... */
+	C_MVE_LDST,  /* Helium vector loads and stores: VLDRB, VSTRW, VLD2, gathers, ... */
+	C_LOOP,      /* low-overhead loops: DLS, WLS, LE and their tail-predicated forms */
 	C_COUNT
 };
 
@@ -194,6 +198,30 @@ static enum insn_class classify_fp(uint32_t hw1, uint32_t hw2, unsigned *regs)
 	return C_LDM;
 }
 
+/*
+ * The coprocessor and vector spaces (first halfword 111x 11xx). 0xEF and 0xFF, A-profile's
+ * Advanced SIMD, are Helium's vector data processing; elsewhere coprocessors 10 and 11 are
+ * the FPU (0xEC-0xEE; the Armv8 additions in 0xFC-0xFE stay 'other', as before) and 14 and 15
+ * Helium, which reuses them: loads and stores where LDC/STC would be (bit 9 clear, and one of
+ * P, U, W set: VLDRB, VSTRW, VLD2, gathers), data processing otherwise (VMLADAV, VQRDMULH,
+ * and the two-lane VMOV in STC's unused P=U=W=0 slot). VDUP and the single-lane VMOV are
+ * encoded as the FPU's register transfers and count as 'fp'. The Cortex-M55 has no other
+ * coprocessor, and no FP16 code is built.
+ */
+static enum insn_class classify_coproc(uint32_t hw1, uint32_t hw2, unsigned *regs)
+{
+	if ((hw1 & 0xEF00u) == 0xEF00u) {
+		return C_MVE;
+	}
+	if ((hw2 & 0x0E00u) == 0x0A00u) {
+		return (hw1 & 0x1000u) == 0u ? classify_fp(hw1, hw2, regs) : C_OTHER;
+	}
+	if ((hw2 & 0x0E00u) != 0x0E00u) {
+		return C_OTHER;
+	}
+	return (hw1 & 0x0200u) == 0u && (hw1 & 0x01A0u) != 0u ? C_MVE_LDST : C_MVE;
+}
+
 static enum insn_class classify32(uint32_t hw1, uint32_t hw2, unsigned *regs, bool *pc_write)
 {
 	uint32_t op1 = (hw1 >> 11) & 3u;
@@ -211,12 +239,20 @@ static enum insn_class classify32(uint32_t hw1, uint32_t hw2, unsigned *regs, bo
 			/* LDRD/STRD have P or W set; the exclusives have neither. */
 			return (hw1 & 0x0120u) != 0u ? C_LDST_DUAL : C_LDST;
 		}
-		if ((hw1 & 0xEC00u) == 0xEC00u && (hw2 & 0x0E00u) == 0x0A00u) {
-			return classify_fp(hw1, hw2, regs);
+		if ((hw1 & 0xEC00u) == 0xEC00u) {
+			return classify_coproc(hw1, hw2, regs);
 		}
 		return (hw1 & 0xFE00u) == 0xEA00u ? C_ALU : C_OTHER;
 	}
 	if (op1 == 2u) {
+		/*
+		 * Armv8.1-M reuses BLX (immediate), undefined in M-profile, for the low-overhead
+		 * loops: WLS, WLSTP, LE, LETP (second halfword 110x...1) and DLS, DLSTP, VCTP
+		 * (111x).
+		 */
+		if ((hw1 & 0xFF80u) == 0xF000u && (hw2 & 0xD001u) == 0xC001u) {
+			return hw2 == 0xE801u ? C_MVE : C_LOOP;
+		}
 		if ((hw2 & 0x8000u) == 0u) {
 			return C_ALU;
 		}
@@ -226,6 +262,9 @@ static enum insn_class classify32(uint32_t hw1, uint32_t hw2, unsigned *regs, bo
 		return (hw2 & 0x5000u) != 0u ? C_BRANCH : C_OTHER; /* B.W, BL */
 	}
 	/* op1 == 3 */
+	if ((hw1 & 0xEC00u) == 0xEC00u) {
+		return classify_coproc(hw1, hw2, regs);
+	}
 	if ((hw1 & 0xFE00u) == 0xF800u) {
 		uint32_t load = hw1 & 0x10u;
 

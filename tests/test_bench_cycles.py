@@ -51,3 +51,9 @@ def test_weights_follow_the_manuals() -> None:
     counts.update(fp=2, fp_mac=5, fp_div=1)
     assert cycles.estimate(counts, "cortex-m4") == 10 + 2 + 8 + 4 + 6 + 3 + 2 * p + 2 + 15 + 14
     assert cycles.total(counts) == 10 + 2 + 4 + 4 + 1 + 3 + 8
+    # The Cortex-M55's estimate: scalar as the M4, Helium 2 (two beats per cycle of a 4-beat
+    # vector), the low-overhead loop instructions 1; all of them instructions.
+    counts.update(mve=7, mve_ldst=3, loop=2)
+    m4 = 10 + 2 + 8 + 4 + 6 + 3 + 2 * p + 2 + 15 + 14
+    assert cycles.estimate(counts, "cortex-m55") == m4 + 14 + 6 + 2
+    assert cycles.total(counts) == 10 + 2 + 4 + 4 + 1 + 3 + 8 + 12
