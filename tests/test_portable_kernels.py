@@ -12,16 +12,23 @@ float32 kernels' channel groups and their remainders.
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
+import numpy as np
 import pytest
 import tfmodels
+from closeness import outputs_match
 from harness import check_against_tflm, tinyaot
 from opcheck import write_model
-from reference import model_paths
+from reference import Reference, model_paths
 from tinyaot import cli, fast, frontend
 from tinyaot.compiler import Options, compile_model
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
+import runner as m3  # noqa: E402
 
 PORTABLE = ("--no-fast-kernels",)
 
@@ -187,7 +194,27 @@ CASES: dict[str, tuple[Callable, list[int], bool, dict[str, bool], str, str]] = 
         "dwconv_f32",
         "",
     ),
+    # A depth multiplier that is a multiple of 8: eight channels of one input channel go
+    # together; with 16, two such groups per input channel.
+    "dwconv_f32_3x3_mult8_relu": (
+        dwconv((3, 3), 2, "same", 8, "relu"),
+        [1, 7, 6, 3],
+        False,
+        {},
+        "dwconv_f32",
+        "",
+    ),
+    "dwconv_f32_3x1_mult16": (
+        dwconv((3, 1), 1, "valid", 16),
+        [1, 9, 1, 2],
+        False,
+        {},
+        "dwconv_f32",
+        "",
+    ),
     "fc_f32_relu": (dense(11, "relu"), [1, 20], False, {}, "fc_f32", ""),
+    # 21 inputs: two blocks of eight in the FPU's block loop, and five after them.
+    "fc_f32_21": (dense(9), [2, 21], False, {}, "fc_f32", ""),
     # 1536 MACs: over fully_connected.MIN_MACS, so the fast run takes tinyaot_fc_fast_s8.
     "fc_per_channel": (dense(16), [1, 96], True, PER_CHANNEL_FC, "fc_s8", "channel"),
     "fc_per_channel_relu": (dense(12, "relu"), [1, 20], True, PER_CHANNEL_FC, "fc_s8", "channel"),
@@ -233,3 +260,43 @@ def test_case(tmp_path, built, name, portable):
         assert used == {f"tinyaot_{kernel}"}
     elif name in FAST_ROUTINES:
         assert FAST_ROUTINES[name] in (tmp_path / "gen" / "m.c").read_text()
+
+
+F32_CASES = [name for name in CASES if not CASES[name][2]]
+
+
+@pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
+def test_f32_cases_on_cortex_m4f(tmp_path, built):
+    """The float32 cases on the emulated Cortex-M4F (mps2-an386, hard float) at -O2, where the
+    kernels take the FPU's block loops (VLDM, VMLA), within FLOAT_RTOL of TFLite Micro."""
+    rng = np.random.default_rng(4)
+
+    def run(name: str) -> str | None:
+        path = built(name)
+        gen = tmp_path / name / "gen"
+        done = tinyaot("compile", str(path), "--name", "m", "--output-dir", str(gen))
+        assert done.returncode == 0, done.stderr
+        ref = Reference(path)
+        sets = [ref.random_inputs(rng) for _ in range(2)]
+        result = m3.build_and_run(
+            gen,
+            "m",
+            [[x.tobytes() for x in s] for s in sets],
+            board="mps2-an386",
+            opt="-O2",
+            workdir=tmp_path / name / "build",
+            jobs=1,
+        )
+        for s, raw in zip(sets, result.outputs, strict=True):
+            want = ref.run(s)
+            got = [
+                np.frombuffer(r, w.dtype).reshape(w.shape) for r, w in zip(raw, want, strict=True)
+            ]
+            if not outputs_match(got, want):
+                return name
+        return None
+
+    for name in F32_CASES:
+        built(name)  # converted here: TensorFlow once at a time
+    with ThreadPoolExecutor() as pool:
+        assert [f for f in pool.map(run, F32_CASES) if f] == []

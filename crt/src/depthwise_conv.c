@@ -144,34 +144,40 @@ static float tinyaot_dwconv_f32_one(const struct tinyaot_dwconv_f32_params *p,
 	return tinyaot_out_f32(acc, bias, oc, p->act_min, p->act_max);
 }
 
-/* Channels oc .. oc + 7 of one pixel, a depth multiplier of 1. */
+/*
+ * Channels oc .. oc + 7 of one pixel: with a depth multiplier of 1 eight input channels, with
+ * one that is a multiple of 8 one input channel for all eight.
+ */
 static void tinyaot_dwconv_f32_eight(const struct tinyaot_dwconv_f32_params *p,
 				     const struct tinyaot_dwconv_f32_window *win, const float *bias,
 				     int32_t oc, float *out)
 {
 	const struct tinyaot_conv_dims *d = &p->d;
-	const float *row_in = win->in + oc, *row_w = win->w + oc;
-	/* Read once: the stores below could alias the parameters as far as C knows. */
+	const int32_t m = p->depth_multiplier;
+	const float *row_in = win->in + oc / m, *row_w = win->w + oc;
+	/*
+	 * Read once: the stores below, and the multiply-adds' reading memory, could change the
+	 * parameters as far as C knows.
+	 */
 	const float lo = p->act_min, hi = p->act_max;
+	const int32_t in_c = d->in_c, out_c = d->out_c, rows = win->rows, cols = win->cols;
+	const int32_t in_row = d->in_w * in_c, w_row = d->k_w * out_c;
 	float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
 
-	for (int32_t r = 0; r < win->rows; r++) {
+	for (int32_t r = 0; r < rows; r++) {
 		const float *x = row_in, *f = row_w;
 
-		for (int32_t t = 0; t < win->cols; t++) {
-			acc[0] = tinyaot_mac_f32(acc[0], x[0], f[0]);
-			acc[1] = tinyaot_mac_f32(acc[1], x[1], f[1]);
-			acc[2] = tinyaot_mac_f32(acc[2], x[2], f[2]);
-			acc[3] = tinyaot_mac_f32(acc[3], x[3], f[3]);
-			acc[4] = tinyaot_mac_f32(acc[4], x[4], f[4]);
-			acc[5] = tinyaot_mac_f32(acc[5], x[5], f[5]);
-			acc[6] = tinyaot_mac_f32(acc[6], x[6], f[6]);
-			acc[7] = tinyaot_mac_f32(acc[7], x[7], f[7]);
-			x += d->in_c;
-			f += d->out_c;
+		for (int32_t t = 0; t < cols; t++) {
+			if (m == 1) {
+				tinyaot_mla8_f32(acc, x, f);
+			} else {
+				tinyaot_mla8s_f32(acc, *x, f);
+			}
+			x += in_c;
+			f += out_c;
 		}
-		row_in += d->in_w * d->in_c;
-		row_w += d->k_w * d->out_c;
+		row_in += in_row;
+		row_w += w_row;
 	}
 	tinyaot_out4_f32(out + oc, acc, bias, oc, lo, hi);
 	tinyaot_out4_f32(out + oc + 4, acc + 4, bias, oc + 4, lo, hi);
@@ -194,7 +200,7 @@ void tinyaot_dwconv_f32(const struct tinyaot_dwconv_f32_params *p, const float *
 			tinyaot_dwconv_f32_clip(d, input, filter, i, pixels, &pix);
 		float *out = output + pix * d->out_c;
 
-		if (p->depth_multiplier != 1) {
+		if (p->depth_multiplier != 1 && p->depth_multiplier % 8 != 0) {
 			for (int32_t j = 0; j < d->out_c; j++) {
 				const int32_t oc = d->reverse ? d->out_c - 1 - j : j;
 
