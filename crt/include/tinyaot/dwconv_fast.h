@@ -26,6 +26,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <tinyaot/conv.h>
+/* TINYAOT_DSP_KERNELS, which the generated params test to pick the DSP routines and records. */
+#include <tinyaot/isa.h>
 
 /* Channels per staged chunk. */
 #define TINYAOT_DWCONV_FAST_CHUNK 16
@@ -95,6 +97,30 @@ tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n1;
 tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n2;
 tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n3;
 tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n4;
+
+/* The same for cores with the DSP extension (crt/src/thumb2/dw3x3_dsp_routines.S, built where
+ * TINYAOT_DSP_KERNELS), on records whose weights are in the DSP layout the compiler writes there.
+ */
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n4;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n5;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n6;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s2_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s2_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s2_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s2_n4;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s1_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s1_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s1_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s1_n4;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s1_n5;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s1_n6;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n3;
+tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n4;
 
 /*
  * DEPTHWISE_CONV_2D int8, depth multiplier 1, any window, stride and padding the 3x3 routines

@@ -17,9 +17,8 @@
  * first product of every accumulator adds it; loading it moves r0 to the record's m, with the
  * weights 12 to 4 bytes below), r2-r7 the accumulators, r8-r10 a kernel row's
  * weights, r11 an input; then r8-r10 and ip the channel's m, h, e - 1 and c, r11 and r1
- * scratch; lr walks the stage's slots. Per output: 6 instructions of requantisation and store
- * (tinyaot_requant_c, SSAT). The line routines read m and h to r8 and r9 and take 4 per output
- * (a copy of h, SMLAL, SSAT, STRB; tinyaot_requant_line), 3 for the last, which takes h itself.
+ * scratch; lr walks the stage's slots. The function around them and the requantisation are
+ * thumb2/dw3x3_block.inc's.
  */
 
 .altmacro
@@ -51,62 +50,13 @@
 	.set tdw_col, tdw_col + 1
 	.endr
 .endm
-.macro tdw_out acc, off
-	eor r11, ip, r&acc, asr #31
-	add r1, r9, r&acc, asr #31
-	smlal r11, r1, r&acc, r8
-	asr r1, r1, r10
-	ssat r1, #8, r1
-	strb r1, [lr, #off]
-.endm
-.macro tdw_line acc, off, last
-	.if last
-	smlal r&acc, r9, r&acc, r8
-	ssat r9, #8, r9, asr #2
-	strb r9, [lr, #off]
-	.else
-	mov r1, r9
-	smlal r&acc, r1, r&acc, r8
-	ssat r1, #8, r1, asr #2
-	strb r1, [lr, #off]
-	.endif
-.endm
+#include "dw3x3_block.inc"
 .macro tdw_fn name, n, s, line
-	.pushsection .text.\name,"ax",%progbits
-	.syntax unified
-	.thumb
-	.p2align 2
-	.global \name
-	.type \name, %function
-	.thumb_func
-	\name:
-	push {r4-r11, lr}
-	mov lr, r1
-1:
-	ldr r1, [r0], #16
+	tdw_begin \name
 	tdw_row n, s, 0
 	tdw_row n, s, 1
 	tdw_row n, s, 2
-	.set tdw_i, 0
-	.if line
-	ldmia r0!, {r8, r9}
-	.rept n
-	tdw_line %(2 + tdw_i), %(432 + tdw_i * 16), %(tdw_i == n - 1)
-	.set tdw_i, tdw_i + 1
-	.endr
-	.else
-	ldmia r0!, {r8, r9, r10, ip}
-	.rept n
-	tdw_out %(2 + tdw_i), %(432 + tdw_i * 16)
-	.set tdw_i, tdw_i + 1
-	.endr
-	.endif
-	add lr, lr, #1
-	tst lr, #15
-	bne 1b
-	pop {r4-r11, pc}
-	.size \name, .-\name
-	.popsection
+	tdw_end \name, n, line
 .endm
 	tdw_fn tinyaot_dw3x3_s1_n1, 1, 1, 0
 	tdw_fn tinyaot_dw3x3_s1_n2, 2, 1, 0
