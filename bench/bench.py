@@ -237,7 +237,12 @@ def measure_tflm(
 ) -> tuple[runner.RunResult, dict[str, int]]:
     """Build TFLite Micro + CMSIS-NN with the model for `cpu` and run it like tinyaot's."""
     # TFLM's code and arena exceed lm3s6965evb's RAM; the MPS2 board of the same core.
-    board = {"cortex-m3": "mps2-an385", "cortex-m4": "mps2-an386", "cortex-m55": "mps3-an547"}[cpu]
+    board = {
+        "cortex-m3": "mps2-an385",
+        "cortex-m4": "mps2-an386",
+        "cortex-m33": "mps2-an505",
+        "cortex-m55": "mps3-an547",
+    }[cpu]
     gen = workdir / "tflm_gen"
     ops = [op.kind for op in p.compiled.graph.ops]
     tflm_firmware.write_model(
@@ -579,8 +584,8 @@ def main(argv: list[str] | None = None) -> int:
         default="auto",
         choices=["auto", *runner.LINKER_SCRIPTS],
         help="qemu machine (default: the smallest Cortex-M3 board the model fits; "
-        "mps2-an386 is a Cortex-M4, with the DSP extension; mps3-an547 a Cortex-M55, with "
-        "Helium)",
+        "mps2-an386 is a Cortex-M4, with the DSP extension; mps2-an505 a Cortex-M33, with "
+        "it; mps3-an547 a Cortex-M55, with Helium)",
     )
     parser.add_argument(
         "--arena-budget",

@@ -92,6 +92,9 @@ WEIGHTS: dict[str, dict[str, int]] = {
         "dsp_mul": 1,  # absent on this core: never executed
     },
     "cortex-m4": {**_COMMON, "mla": 1, "mull": 1, "mlal": 1, "dsp_mul": 1},
+    # The Cortex-M33 TRM gives the same single-cycle multiplies and DSP instructions; its
+    # pipeline is the Cortex-M4's in the terms counted here.
+    "cortex-m33": {**_COMMON, "mla": 1, "mull": 1, "mlal": 1, "dsp_mul": 1},
     # An estimate: its scalar timings taken as the Cortex-M4's, and each Helium instruction 2
     # cycles, the Cortex-M55's 64-bit datapath doing a 128-bit vector as 4 beats, 2 per cycle;
     # the overlap of one instruction's last beats with the next one's first (a load beside a

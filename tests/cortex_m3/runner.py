@@ -50,6 +50,7 @@ LINKER_SCRIPTS: dict[str, str] = {
     "mps2-an385": "mps2_an385.ld",
     # The Cortex-M4 image of the same board: qemu gives it the same memory map.
     "mps2-an386": "mps2_an385.ld",
+    "mps2-an505": "mps2_an505.ld",
     "mps3-an547": "mps3_an547.ld",
 }
 
@@ -60,6 +61,7 @@ BOARD_CPU: dict[str, str] = {
     "lm3s6965evb": "cortex-m3",
     "mps2-an385": "cortex-m3",
     "mps2-an386": "cortex-m4",
+    "mps2-an505": "cortex-m33",
     "mps3-an547": "cortex-m55",
 }
 
@@ -71,6 +73,9 @@ BOARD_CPU: dict[str, str] = {
 CPU_FLOAT_FLAGS: dict[str, tuple[str, ...]] = {
     "cortex-m3": ("-mfloat-abi=soft",),
     "cortex-m4": ("-mfloat-abi=hard", "-mfpu=fpv4-sp-d16"),
+    # The Cortex-M33 of mps2-an505 has the DSP extension (GCC's default for the core) and the
+    # single-precision FPv5.
+    "cortex-m33": ("-mfloat-abi=hard", "-mfpu=fpv5-sp-d16"),
     # -mfpu=auto: the FPU and Helium -mcpu=cortex-m55 names (FPv5 with double precision, MVE
     # integer and float: __ARM_FEATURE_MVE 3), so the MVE kernels and arm_mve.h are built in.
     "cortex-m55": ("-mfloat-abi=hard", "-mfpu=auto"),
@@ -91,6 +96,8 @@ CPU_FLOAT_FLAGS: dict[str, tuple[str, ...]] = {
 # and mps2-an386, the same board with a Cortex-M4, counts like mps2-an385. mps3-an547 (a
 # Cortex-M55 at qemu's 32 MHz SYSCLK for the AN547) gives 4.096 = 128 ns * 32 MHz:
 #   mps3-an547:  4.09725 (N=1000), 4.096006 (N=1e6), 4.096005 (N=2e7), ticks(0) = 278.
+# mps2-an505 (a Cortex-M33 at qemu's 20 MHz SYSCLK for the AN505) gives 2.56 = 128 ns * 20 MHz:
+#   mps2-an505:  2.5605 (N=1000), 2.560001 (N=1e6), 2.560002 (N=2e7), ticks(0) = 184.
 # The residue at 2e7 (66 and 243 ticks) is the SysTick wrap interrupt itself, about 5
 # instructions per 2**24-tick wrap, which a real inference pays too; ticks(0) converts to ~67
 # instructions, the fake invoke's own code. test_harness.py repeats this check on every run.
@@ -98,6 +105,7 @@ TICKS_PER_INSTRUCTION: dict[str, float] = {
     "lm3s6965evb": 1.6,
     "mps2-an385": 3.2,
     "mps2-an386": 3.2,
+    "mps2-an505": 2.56,
     "mps3-an547": 4.096,
 }
 
@@ -108,6 +116,7 @@ BOARD_MEMORY: dict[str, tuple[int, int]] = {
     "lm3s6965evb": (256 * 1024, 64 * 1024),
     "mps2-an385": (4 * 1024 * 1024, 4 * 1024 * 1024),
     "mps2-an386": (4 * 1024 * 1024, 4 * 1024 * 1024),
+    "mps2-an505": (4 * 1024 * 1024, 4 * 1024 * 1024),
     # Flash: ITCM (code) + ISRAM (constants); RAM: DTCM. See mps3_an547.ld.
     "mps3-an547": (512 * 1024 + 4 * 1024 * 1024, 512 * 1024),
 }

@@ -27,7 +27,7 @@ pytestmark = pytest.mark.skipif(
     "(apt-get install gcc-arm-none-eabi libnewlib-arm-none-eabi qemu-system-arm)",
 )
 
-BOARDS = ["lm3s6965evb", "mps2-an385", "mps2-an386", "mps3-an547"]
+BOARDS = ["lm3s6965evb", "mps2-an385", "mps2-an386", "mps2-an505", "mps3-an547"]
 
 FAKE_H = """\
 #ifndef FAKE_H_

@@ -10,8 +10,9 @@ The board is chosen from the firmware's measured sizes (runner.build_auto): lm3s
 (256 KB flash, 64 KB RAM) when weights + code + harness fit its flash and arena + harness
 variables + runner.STACK_RESERVE fit its RAM, mps2-an385 otherwise. Every model also runs at
 -O2 on mps2-an386, a Cortex-M4, where the convolutions use the DSP extension's routine and
-float32 runs on the FPU (hard float); a handful of them also on mps3-an547, a Cortex-M55, where
-the Helium (MVE) kernels take over.
+float32 runs on the FPU (hard float); a handful of them also on mps2-an505, a Cortex-M33 with
+the same DSP kernels and FPv5, and on mps3-an547, a Cortex-M55, where the Helium (MVE) kernels
+take over.
 
 Everything is built and run once per session by the `runs` fixture, in parallel across
 models; the tests then only check the results, so a failure names its model and -O level.
@@ -100,6 +101,21 @@ M55_MODELS = [
         "tflm_hello_world_float32",
     }
 ]
+# The Cortex-M33 board (Armv8-M Mainline with the DSP extension and FPv5-SP): the DSP kernels
+# and the float32 block loops of the Cortex-M4F on another architecture version and FPU.
+M33_BOARD, M33_OPT = "mps2-an505", "-O2"
+M33_MODELS = [
+    m
+    for m in FAST_MODELS
+    if m.stem
+    in {
+        "mlperf_tiny_kws_dscnn_int8",
+        "mlperf_tiny_vww_mobilenetv1_int8",
+        "mlperf_tiny_ad_autoencoder_int8",
+        "tflm_person_detect_int8",
+        "tflm_magic_wand_float32",
+    }
+]
 
 
 def _key(model: Path, opt: str, profile: bool = False, board: str = "auto") -> str:
@@ -119,6 +135,9 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
     )
     cases.update(
         {_key(m, M55_OPT, board=M55_BOARD): Case(m, M55_OPT, False, M55_BOARD) for m in M55_MODELS}
+    )
+    cases.update(
+        {_key(m, M33_OPT, board=M33_BOARD): Case(m, M33_OPT, False, M33_BOARD) for m in M33_MODELS}
     )
 
     # The references run here, in this thread: one TFLM interpreter per model, three sets,
@@ -207,6 +226,13 @@ def test_cortex_m4_matches_tflite_micro(runs: dict[str, Case], model: Path) -> N
 def test_cortex_m55_matches_tflite_micro(runs: dict[str, Case], model: Path) -> None:
     case = runs[_key(model, M55_OPT, board=M55_BOARD)]
     assert case.get().board == M55_BOARD
+    _check_outputs(case)
+
+
+@pytest.mark.parametrize("model", M33_MODELS, ids=[m.stem for m in M33_MODELS])
+def test_cortex_m33_matches_tflite_micro(runs: dict[str, Case], model: Path) -> None:
+    case = runs[_key(model, M33_OPT, board=M33_BOARD)]
+    assert case.get().board == M33_BOARD
     _check_outputs(case)
 
 
