@@ -1,6 +1,7 @@
-"""Every symbol the runtime defines is named tinyaot_*, on the cores the kernels have assembly
-for: the Zephyr build's size report (cmake/tinyaot.cmake) counts the runtime by that prefix,
-so a symbol without it, or code with no symbol at all, would go missing from the figure."""
+"""Every symbol the runtime defines is named tinyaot_*, on the cores the kernels have assembly,
+DSP, FPU or Helium code for, each with its board's float flags: the Zephyr build's size report
+(cmake/tinyaot.cmake) counts the runtime by that prefix, so a symbol without it, or code with
+no symbol at all, would go missing from the figure."""
 
 from __future__ import annotations
 
@@ -17,12 +18,13 @@ from tinyaot.runtime_sources import runtime_sources  # noqa: E402
 
 
 @pytest.mark.skipif(bool(runner.missing_tools()), reason="needs arm-none-eabi-gcc")
-@pytest.mark.parametrize("cpu", ["cortex-m3", "cortex-m4"])
+@pytest.mark.parametrize("cpu", ["cortex-m3", "cortex-m4", "cortex-m33", "cortex-m55"])
 def test_runtime_symbols_are_prefixed(tmp_path: Path, cpu: str) -> None:
     unnamed, bytes_named, bytes_text = [], 0, 0
     for src in runtime_sources():
         obj = tmp_path / f"{src.stem}.o"
-        cmd = [runner.GCC, f"-mcpu={cpu}", "-mthumb", "-Os", "-std=c99", "-ffunction-sections"]
+        cmd = [runner.GCC, f"-mcpu={cpu}", *runner.CPU_FLOAT_FLAGS[cpu], "-mthumb", "-Os"]
+        cmd += ["-std=c99", "-ffunction-sections"]
         cmd += ["-fdata-sections", "-DTINYAOT_PROFILE", f"-I{runner.CRT_INCLUDE}", "-c", str(src)]
         subprocess.run([*cmd, "-o", str(obj)], check=True)
         symbols = subprocess.run(
