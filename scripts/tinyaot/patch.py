@@ -104,9 +104,12 @@ class PatchPlan:
 
 
 def layers(graph: Graph, steps: list, root: dict[int, int], start: int) -> list[Layer]:
-    """The longest run of layers from steps[start] that a stage can run: windowed layers and
-    PADs (a batch of one, NHWC) and ADDs of equal shapes, each reading only the stage input
-    (steps[start]'s) or outputs of the run before it. Which prefixes are stages: `depths`."""
+    """The longest run of layers from steps[start] that a stage can run: windowed layers, PADs,
+    activations and elementwise ops (a batch of one, NHWC), each reading only the stage input
+    (steps[start]'s first) or outputs of the run before it. Which prefixes are stages:
+    `depths`."""
+    if not steps[start].op.inputs or steps[start].op.inputs[0] is None:
+        return []
     stage_in = root[steps[start].op.inputs[0]]
     # Root -> (layer, shape) of what the run made; the stage input as layer -1.
     made = {stage_in: (-1, graph.tensors[steps[start].op.inputs[0]].shape)}
