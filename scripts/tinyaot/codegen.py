@@ -15,7 +15,7 @@ import numpy as np
 from . import cnames
 from .compiler import Compiled
 from .ir import Graph, Tensor
-from .lowering import DSP_GUARD, ByTarget, ConstArray, KernelCall, Routine, TensorArg, TensorList
+from .lowering import ByTarget, ConstArray, KernelCall, Routine, TensorArg, TensorList
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("tinyaot", "templates"),
@@ -200,7 +200,12 @@ def generate(c: Compiled) -> dict[str, str]:
                 "name": f"{name}_op{i}",
                 "type": call.params_type,
                 "fields": [
-                    (k, (value(v.default), value(v.dsp)) if isinstance(v, ByTarget) else value(v))
+                    (
+                        k,
+                        [(cond, value(x)) for cond, x in v.guarded()]
+                        if isinstance(v, ByTarget)
+                        else value(v),
+                    )
                     for k, v in _flatten(call.params)
                 ],
             }
@@ -272,7 +277,6 @@ def generate(c: Compiled) -> dict[str, str]:
             "uint8_t *arena",
         ],
         "state": state,
-        "dsp_guard": DSP_GUARD,
         "wrap": wrap,
         "cstr": cnames.string,
         "flt": cnames.float_literal,

@@ -16,7 +16,6 @@ from . import custom, frontend, patch, planner, state
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
 from .lowering import (
-    DSP_GUARD,
     STATE_OPTION,
     Alias,
     ByTarget,
@@ -113,8 +112,8 @@ class Compiled:
                 seen.setdefault(value.key(), value)
                 targets.setdefault(value.key(), set()).add(target)
             elif isinstance(value, ByTarget):
-                visit(value.default, f"!{DSP_GUARD}")
-                visit(value.dsp, DSP_GUARD)
+                for guard, v in value.guards():
+                    visit(v, guard)
             elif isinstance(value, dict):
                 for v in value.values():
                     visit(v, target)
@@ -123,16 +122,34 @@ class Compiled:
             visit(step.call.params, None)
             for arg in step.call.args:
                 visit(arg, None)
-        return [
-            (a, next(iter(targets[k])) if len(targets[k]) == 1 else None) for k, a in seen.items()
-        ]
+        return [(a, _any_of(targets[k])) for k, a in seen.items()]
 
     @property
     def weights_size(self) -> int:
-        # What a core without the DSP extension links; the DSP layouts are the same size.
+        # What a core without the DSP extension links; the other layouts are the same size.
         return sum(t.nbytes for t in self.weight_tensors()) + sum(
-            a.values.nbytes for a, guard in self.const_arrays() if guard != DSP_GUARD
+            a.values.nbytes
+            for a, guard in self.const_arrays()
+            if guard is None or _on_plain_core(guard)
         )
+
+
+def _any_of(guards: set[str | None]) -> str | None:
+    """The condition under which an array some of these targets use is compiled."""
+    if None in guards:
+        return None
+    if len(guards) == 1:
+        return next(iter(guards))
+    return " || ".join(f"({g})" for g in sorted(g for g in guards if g is not None))
+
+
+def _on_plain_core(guard: str) -> bool:
+    """Whether a condition of const_arrays holds where no optimised kernels are built: one of
+    its alternatives (||) is a default value's, whose every term (&&) is a negation."""
+    return any(
+        all(t.strip().startswith("!") for t in alt.strip(" ()").split("&&"))
+        for alt in guard.split("||")
+    )
 
 
 def validate_name(name: str) -> None:

@@ -38,16 +38,40 @@ class Routine:
 # The condition under which generated code takes a ByTarget's dsp value (tinyaot/isa.h: the
 # DSP extension and the kernels that use it are built).
 DSP_GUARD = "TINYAOT_DSP_KERNELS"
+# ... and its mve value, where one is given (Helium and its kernels are built).
+MVE_GUARD = "TINYAOT_MVE_KERNELS"
 
 
 @dataclass(frozen=True)
 class ByTarget:
     """A params field whose value depends on the core the generated code is compiled for: dsp
-    where the DSP extension's kernels are built (Cortex-M4, M7, M33 with DSP), default
-    elsewhere. Arrays only one of them names are compiled only for that target."""
+    where the DSP extension's kernels are built (Cortex-M4, M7, M33 with DSP), mve where
+    Helium's are (Cortex-M55, M85), when given (else those cores take dsp, or default if the
+    DSP kernels are not built), default elsewhere. Arrays only one of them names are compiled
+    only for that target."""
 
     default: object
     dsp: object
+    mve: object = None
+
+    def guarded(self) -> list[tuple[str | None, object]]:
+        """(condition, value) in the order the generated code tests them: #if, #elif...,
+        then #else (condition None)."""
+        if self.mve is None:
+            return [(DSP_GUARD, self.dsp), (None, self.default)]
+        return [(MVE_GUARD, self.mve), (DSP_GUARD, self.dsp), (None, self.default)]
+
+    def guards(self) -> list[tuple[str, object]]:
+        """Each value with the whole condition under which it is compiled: default first,
+        then dsp, then mve (the order the generated arrays are numbered in)."""
+        out: list[tuple[str, object]] = []
+        earlier: list[str] = []
+        for cond, value in self.guarded():
+            terms = [f"!{c}" for c in earlier] + ([cond] if cond else [])
+            out.append((" && ".join(terms), value))
+            if cond:
+                earlier.append(cond)
+        return out[::-1]
 
 
 @dataclass(frozen=True)
