@@ -99,7 +99,8 @@ tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n3;
 tinyaot_dw3x3_fn tinyaot_dw3x3_line_s2_n4;
 
 /* The same for cores with the DSP extension (crt/src/thumb2/dw3x3_dsp_routines.S, built where
- * TINYAOT_DSP_KERNELS), on records whose weights are in the DSP layout the compiler writes there.
+ * TINYAOT_DSP_KERNELS), on records whose weights are in the DSP layout the compiler writes there
+ * and whose line records hold m + 1 for m.
  */
 tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n1;
 tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_s1_n2;

@@ -5,15 +5,16 @@
  * window column are packed into one register, (x0, x1) by PKHBT, which meets the halfword
  * pair (w0k, w1k) of every output that reads the column; row 2's columns are packed in pairs
  * (x[j], x[j + 1]) for even j, which meet (w20, w21) where the pair starts an output's window
- * and (w21, w22) where it ends one, the odd one out taking SMLABT or SMLATB. At stride 1 and six
- * outputs, 101 instructions per channel (54 multiply-accumulates) where the MLA routine takes
- * 116.
+ * and (w21, w22) where it ends one, the odd one out taking SMLABT or SMLATB. Line records are
+ * requantised by SMMLA, 3 instructions per output (thumb2/dw3x3_block.inc, tdw_line_mm). With
+ * them, 97 instructions per channel at stride 1 and six outputs (54 multiply-accumulates) where
+ * the MLA routine takes 115, 85 at stride 2 and four (36) where it takes 92.
  *
  * The records (tinyaot/dwconv_fast.h) keep their size, with the weights in the DSP layout the
  * compiler writes where TINYAOT_DSP_KERNELS (scripts/tinyaot/ops/depthwise_conv_2d.py,
  * dw3x3_dsp_records): bytes w00 w01 w10 w11, then w02 w20 w12 w21, then w21 0 w22 0, so that
  * SXTB16 gives (w00, w10), (w01, w11) (rotated by 8), (w02, w12), (w20, w21) (rotated) and
- * (w21, w22).
+ * (w21, w22); line records hold m + 1 for m.
  */
 #include <tinyaot/isa.h>
 
@@ -107,16 +108,16 @@
 	tdsp_fn tinyaot_dw3x3_dsp_s2_n2, 2, 2, 0
 	tdsp_fn tinyaot_dw3x3_dsp_s2_n3, 3, 2, 0
 	tdsp_fn tinyaot_dw3x3_dsp_s2_n4, 4, 2, 0
-	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n1, 1, 1, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n2, 2, 1, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n3, 3, 1, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n4, 4, 1, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n5, 5, 1, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n6, 6, 1, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n1, 1, 2, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n2, 2, 2, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n3, 3, 2, 1
-	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n4, 4, 2, 1
+	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n1, 1, 1, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n2, 2, 1, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n3, 3, 1, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n4, 4, 1, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n5, 5, 1, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s1_n6, 6, 1, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n1, 1, 2, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n2, 2, 2, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n3, 3, 2, 2
+	tdsp_fn tinyaot_dw3x3_dsp_line_s2_n4, 4, 2, 2
 .noaltmacro
 
 #endif /* TINYAOT_DSP_KERNELS */
