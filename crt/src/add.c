@@ -21,40 +21,23 @@ static int32_t tinyaot_add_one(const struct tinyaot_add_s8_params *p, int32_t a,
 void tinyaot_add_s8(const struct tinyaot_add_s8_params *p, const int8_t *input1,
 		    const int8_t *input2, int8_t *output)
 {
-	const struct tinyaot_broadcast *b = &p->b;
-	const int32_t n = tinyaot_broadcast_count(b);
-	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
-
-	for (int32_t i = 0; i < n; i++) {
-		output[i] = (int8_t)tinyaot_add_one(p, input1[c.offset1], input2[c.offset2]);
-		tinyaot_broadcast_next(b, &c);
-	}
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       (int8_t)tinyaot_add_one(p, input1[c.offset1], input2[c.offset2]));
 }
 
 void tinyaot_add_s16(const struct tinyaot_add_s8_params *p, const int16_t *input1,
 		     const int16_t *input2, int16_t *output)
 {
-	const struct tinyaot_broadcast *b = &p->b;
-	const int32_t n = tinyaot_broadcast_count(b);
-	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
-
-	for (int32_t i = 0; i < n; i++) {
-		output[i] = (int16_t)tinyaot_add_one(p, input1[c.offset1], input2[c.offset2]);
-		tinyaot_broadcast_next(b, &c);
-	}
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       (int16_t)tinyaot_add_one(p, input1[c.offset1], input2[c.offset2]));
 }
 
 void tinyaot_add_f32(const struct tinyaot_add_f32_params *p, const float *input1,
 		     const float *input2, float *output)
 {
-	const struct tinyaot_broadcast *b = &p->b;
-	const int32_t n = tinyaot_broadcast_count(b);
-	struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};
+	/* Read once: the stores could alias the parameters as far as C knows. */
+	const float lo = p->act_min, hi = p->act_max;
 
-	for (int32_t i = 0; i < n; i++) {
-		const float v = input1[c.offset1] + input2[c.offset2];
-
-		output[i] = v < p->act_min ? p->act_min : (v > p->act_max ? p->act_max : v);
-		tinyaot_broadcast_next(b, &c);
-	}
+	TINYAOT_BROADCAST_EACH(&p->b, output,
+			       tinyaot_clamp_f32(input1[c.offset1] + input2[c.offset2], lo, hi));
 }

@@ -8,11 +8,6 @@
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/gemmlowp.h>
 
-static float clamp_f32(float v, float lo, float hi)
-{
-	return v < lo ? lo : (v > hi ? hi : v);
-}
-
 /* int32 arithmetic wraps on overflow as on the interpreter's targets, not undefined. */
 static int32_t wrap_sub_i32(int32_t a, int32_t b)
 {
@@ -52,7 +47,7 @@ void tinyaot_sub_f32(const struct tinyaot_binary_f32_params *p, const float *inp
 {
 	TINYAOT_BROADCAST_EACH(
 		&p->b, output,
-		clamp_f32(input1[c.offset1] - input2[c.offset2], p->act_min, p->act_max));
+		tinyaot_clamp_f32(input1[c.offset1] - input2[c.offset2], p->act_min, p->act_max));
 }
 
 void tinyaot_sub_i32(const struct tinyaot_binary_i32_params *p, const int32_t *input1,
@@ -180,7 +175,7 @@ void tinyaot_div_f32(const struct tinyaot_binary_f32_params *p, const float *inp
 {
 	TINYAOT_BROADCAST_EACH(
 		&p->b, output,
-		clamp_f32(input1[c.offset1] / input2[c.offset2], p->act_min, p->act_max));
+		tinyaot_clamp_f32(input1[c.offset1] / input2[c.offset2], p->act_min, p->act_max));
 }
 
 /* C's division truncates toward zero, as TFLite's. A zero divisor (which stops the

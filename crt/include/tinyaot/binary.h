@@ -9,19 +9,6 @@
 #include <tinyaot/add.h>
 #include <tinyaot/broadcast.h>
 
-/* output[i] = expr for every output element, with c.offset1 and c.offset2 the elements of
- * the two inputs that output[i] reads.
- */
-#define TINYAOT_BROADCAST_EACH(bc, output, expr)                                                   \
-	do {                                                                                       \
-		const int32_t n_ = tinyaot_broadcast_count(bc);                                    \
-		struct tinyaot_broadcast_cursor c = {{0, 0, 0, 0}, 0, 0};                          \
-		for (int32_t i_ = 0; i_ < n_; i_++) {                                              \
-			(output)[i_] = (expr);                                                     \
-			tinyaot_broadcast_next((bc), &c);                                          \
-		}                                                                                  \
-	} while (0)
-
 /* Ops without parameters of their own. */
 struct tinyaot_binary_params {
 	struct tinyaot_broadcast b;

@@ -17,16 +17,22 @@ struct tinyaot_broadcast_cursor {
 	int32_t offset1, offset2;
 };
 
+/* A fused activation's range on a float result, as TFLite's ActivationFunctionWithMinMax. */
+static inline float tinyaot_clamp_f32(float v, float lo, float hi)
+{
+	return v < lo ? lo : (v > hi ? hi : v);
+}
+
 static inline int32_t tinyaot_broadcast_count(const struct tinyaot_broadcast *b)
 {
 	return b->shape[0] * b->shape[1] * b->shape[2] * b->shape[3];
 }
 
-/* Moves to the next output element (row-major), carrying into outer dims. */
-static inline void tinyaot_broadcast_next(const struct tinyaot_broadcast *b,
-					  struct tinyaot_broadcast_cursor *c)
+/* Moves to the start of the next row of the innermost dim (row-major), carrying outwards. */
+static inline void tinyaot_broadcast_next_row(const struct tinyaot_broadcast *b,
+					      struct tinyaot_broadcast_cursor *c)
 {
-	for (int32_t d = 3; d >= 0; d--) {
+	for (int32_t d = 2; d >= 0; d--) {
 		c->offset1 += b->stride1[d];
 		c->offset2 += b->stride2[d];
 		if (++c->index[d] < b->shape[d]) {
@@ -37,5 +43,28 @@ static inline void tinyaot_broadcast_next(const struct tinyaot_broadcast *b,
 		c->index[d] = 0;
 	}
 }
+
+/*
+ * output[i] = expr for every output element, with c.offset1 and c.offset2 the elements of the
+ * two inputs that output[i] reads. A row of the innermost dim is a plain loop with its two
+ * strides (1, or 0 where an input is broadcast) in registers; the outer dims move once a row.
+ */
+#define TINYAOT_BROADCAST_EACH(bc, output, expr)                                                   \
+	do {                                                                                       \
+		const struct tinyaot_broadcast *b_ = (bc);                                         \
+		const int32_t n_ = tinyaot_broadcast_count(b_);                                    \
+		const int32_t w_ = b_->shape[3], s1_ = b_->stride1[3], s2_ = b_->stride2[3];       \
+		struct tinyaot_broadcast_cursor row_ = {{0, 0, 0, 0}, 0, 0};                       \
+		for (int32_t i_ = 0; i_ < n_; tinyaot_broadcast_next_row(b_, &row_)) {             \
+			struct {                                                                   \
+				int32_t offset1, offset2;                                          \
+			} c = {row_.offset1, row_.offset2};                                        \
+			for (const int32_t end_ = i_ + w_; i_ < end_; i_++) {                      \
+				(output)[i_] = (expr);                                             \
+				c.offset1 += s1_;                                                  \
+				c.offset2 += s2_;                                                  \
+			}                                                                          \
+		}                                                                                  \
+	} while (0)
 
 #endif /* TINYAOT_BROADCAST_H_ */
