@@ -29,6 +29,7 @@ from reference import Reference
 from tinyaot import codegen, fast, frontend, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
 from tinyaot.lowering import ByTarget, Routine
+from tinyaot.ops.conv_2d import PATCH, ROWS
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
@@ -85,6 +86,9 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_3x3_same_c40": (conv(8, (3, 3), 1, "same"), [1, 5, 5, 40], CONV),
     # One input channel, short rows: every window copied (KWS's first layer).
     "conv_10x4_s2_c1": (conv(12, (10, 4), 2, "same"), [1, 13, 10, 1], CONV),
+    # One input channel, rows of 3 and 5 bytes read in place (clipped windows: the patch).
+    "conv_3x3_c1": (conv(8, (3, 3), 1, "same"), [1, 9, 7, 1], CONV),
+    "conv_5x5_s2_c1": (conv(8, (5, 5), 2, "same"), [1, 13, 11, 1], CONV),
     # 25 taps: clipped windows are copied to the patch.
     "conv_5x5": (conv(8, (5, 5), 1, "same"), [1, 7, 7, 4], CONV),
     # ReLU6: TF's converter gives the output the range [0, 6], so the clamp is all of int8
@@ -150,19 +154,19 @@ ADD_CASES: dict[str, tuple[Callable, list[list[int]], str]] = {
 }
 
 
-def conv_shift1() -> bytes:
-    """A pointwise CONV_2D with a fused RELU (output zero point -128) whose scales put every
-    channel's multiplier at a right shift of 1, which neither the line nor requant_entry can
-    do: fast.one_sided's words. Six channels (tinyaot_conv_pairs_part), 25 pixels (a lone
-    last one), small weights so that outputs spread over the range."""
-    c_in, c_out = 8, 6
-    rng = np.random.default_rng(5)
+def hand_conv(
+    c: tuple[int, int], k: int, size: int, act: int, out_q: tuple[float, int], seed: int
+) -> bytes:
+    """A SAME CONV_2D of c = (in, out) channels, k x k, over size x size, with small weights so
+    that outputs spread over the range; out_q: the output's scale and zero point."""
+    c_in, c_out = c
+    rng = np.random.default_rng(seed)
     w_scales = [0.016 + 0.002 * i for i in range(c_out)]
     tensors = [
-        tb.Tensor("input", [1, 5, 5, c_in], tb.INT8, 0, [0.05], [1]),
-        tb.Tensor("filter", [c_out, 1, 1, c_in], tb.INT8, 1, w_scales, [0] * c_out),
+        tb.Tensor("input", [1, size, size, c_in], tb.INT8, 0, [0.05], [1]),
+        tb.Tensor("filter", [c_out, k, k, c_in], tb.INT8, 1, w_scales, [0] * c_out),
         tb.Tensor("bias", [c_out], tb.INT32, 2, [0.05 * s for s in w_scales], [0] * c_out),
-        tb.Tensor("output", [1, 5, 5, c_out], tb.INT8, 0, [0.003], [-128]),
+        tb.Tensor("output", [1, size, size, c_out], tb.INT8, 0, [out_q[0]], [out_q[1]]),
     ]
     options = {
         "Padding": tb.PADDING.SAME,
@@ -170,7 +174,7 @@ def conv_shift1() -> bytes:
         "StrideW": 1,
         "DilationHFactor": 1,
         "DilationWFactor": 1,
-        "FusedActivationFunction": tb.ACT.RELU,
+        "FusedActivationFunction": act,
     }
     op = tb.Operator(0, [0, 1, 2], [3], "Conv2DOptions", options)
     return tb.build(
@@ -179,11 +183,25 @@ def conv_shift1() -> bytes:
             opcodes=[tb.OpCode(tb.OPS.CONV_2D)],
             buffers=[
                 tb.Buffer(),
-                tb.Buffer(tb.int8_bytes(rng.integers(-4, 5, size=(c_out, 1, 1, c_in)))),
+                tb.Buffer(tb.int8_bytes(rng.integers(-4, 5, size=(c_out, k, k, c_in)))),
                 tb.Buffer(tb.int32_bytes(rng.integers(-300, 300, size=c_out))),
             ],
         )
     )
+
+
+def conv_shift1() -> bytes:
+    """A pointwise CONV_2D with a fused RELU (output zero point -128) whose scales put every
+    channel's multiplier at a right shift of 1, which neither the line nor requant_entry can
+    do: fast.one_sided's words. Six channels (tinyaot_conv_pairs_part), 25 pixels (a lone
+    last one)."""
+    return hand_conv((8, 6), 1, 5, tb.ACT.RELU, (0.003, -128), 5)
+
+
+def conv_relu6(c_out: int, k: int, size: int) -> Callable[[], bytes]:
+    """A CONV_2D whose RELU6 clamps inside int8 (output scale 0.05: 6.0 is 119), so that the
+    Thumb-2 routines saturate and clamp_after narrows."""
+    return lambda: hand_conv((4, c_out), k, size, tb.ACT.RELU6, (0.05, -1), c_out)
 
 
 # Hand-built models (tests/tflite_builder.py): "clamped" ones, whose RELU6 clamps inside int8,
@@ -194,6 +212,10 @@ BUILT_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     "conv_clamped": (lambda: tb.build(tb.conv2d(tb.ACT.RELU6, tb.PADDING.SAME, size=8)), CONV),
     "dw_clamped": (lambda: tb.build(tb.depthwise_conv2d(tb.ACT.RELU6)), DWCONV),
     "conv_shift1": (conv_shift1, CONV),
+    # Whole blocks and 49 pixels (the pixel routine; runs of 4 bytes: the DSP routine);
+    # six channels (_part).
+    "conv_relu6_c8": (conv_relu6(8, 3, 7), CONV),
+    "conv_relu6_c6": (conv_relu6(6, 1, 5), CONV),
 }
 PLACEMENTS = ["planned", "forward", "reverse"]
 
@@ -430,7 +452,8 @@ def test_dsp_layout_where_runs_allow(models):
 
 
 def test_clamped_cases_clamp(models):
-    """The hand-built cases really clamp inside int8, so they run the portable routines."""
+    """The hand-built cases really clamp inside int8. Under four channels, and for depthwise,
+    the portable routines run; with four or more, the Thumb-2 ones and clamp_after."""
     for name in (n for n in BUILT_CASES if "clamped" in n):
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
@@ -440,6 +463,29 @@ def test_clamped_cases_clamp(models):
         else:
             assert not isinstance(params["weights"], ByTarget)
             assert params["pairs"] == Routine("tinyaot_conv_pairs_c")
+            assert params["clamp_after"] == 0
+    want = {
+        "conv_relu6_c8": (
+            ByTarget(Routine("tinyaot_conv_pairs"), Routine("tinyaot_conv_pairs_dsp")),
+            ByTarget(Routine("tinyaot_conv_single"), None),
+        ),
+        "conv_relu6_c6": (Routine("tinyaot_conv_pairs_part"), None),
+    }
+    for name, (pairs, single) in want.items():
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        params = c.steps[-1].call.params
+        assert (params["act_min"], params["act_max"]) == (-1, 119), name
+        assert (params["pairs"], params["single"], params["clamp_after"]) == (pairs, single, 1)
+
+
+def test_short_rows_read_in_place(models):
+    """Rows of more than conv_2d.SHORT bytes are read in place, unless the DSP routine could
+    read the patch (whole words, whole blocks) and they are SHORT_DSP bytes or fewer."""
+    want = {"conv_3x3_c1": ROWS, "conv_5x5_s2_c1": ROWS, "conv_10x4_s2_c1": PATCH}
+    want |= {"dw_c1_mult8": PATCH, "conv_3x3_c3": ROWS}
+    for name, mode in want.items():
+        c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
+        assert c.steps[-1].call.params["mode"] == mode, name
 
 
 def test_partial_blocks(models):

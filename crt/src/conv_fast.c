@@ -295,8 +295,15 @@ static int32_t tinyaot_conv_fast_runs(const struct tinyaot_conv_dims *d,
 	return whole ? k_w * in_c : in_c;
 }
 
-void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
-			  int8_t *output)
+void tinyaot_clamp_s8(int8_t *x, int32_t count, int32_t act_min, int32_t act_max)
+{
+	for (int8_t *const end = x + count; x != end; x++) {
+		*x = (int8_t)tinyaot_clamp_i32(*x, act_min, act_max);
+	}
+}
+
+static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, const int8_t *input,
+				   int8_t *output)
 {
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
@@ -423,5 +430,18 @@ void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t
 		/* The last pixel of an odd count, alone: with one run, the pixel routine. */
 		(ia == ib && job.runs_end - job.run == 2 ? single : run)(&job);
 		t += count;
+	}
+}
+
+void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
+			  int8_t *output)
+{
+	const struct tinyaot_conv_dims *d = &p->d;
+
+	tinyaot_conv_fast_jobs(p, input, output);
+	if (p->clamp_after) {
+		/* The whole output at once: the input it may overlap is no longer read. */
+		tinyaot_clamp_s8(output, d->batches * d->out_h * d->out_w * d->out_c, p->act_min,
+				 p->act_max);
 	}
 }

@@ -16,7 +16,8 @@
  *       the highest block writes the last four, the block below's last ones again)
  *
  * and, with d.reverse = 1, pairs last to first and blocks last to first. The order of the
- * (up to) eight writes of a block does not matter: no read happens between them.
+ * (up to) eight writes of a block does not matter: no read happens between them. With
+ * clamp_after, every output is then read and written again, after the last input read.
  */
 #ifndef TINYAOT_CONV_FAST_H_
 #define TINYAOT_CONV_FAST_H_
@@ -64,7 +65,10 @@ enum tinyaot_conv_fast_mode {
  *   tinyaot_conv_single     the last pixel of an odd count, alone, with one run (a = b), under
  *                           tinyaot_conv_pairs' conditions (tinyaot_conv_single_line for line
  *                           tables);
- *   tinyaot_conv_pairs_c    any job: fewer than 4 channels, a clamp narrower than int8.
+ *   tinyaot_conv_pairs_c    any job: fewer than 4 channels.
+ *
+ * The assembly saturates to int8; a narrower activation clamp is applied to the whole output
+ * after the pairs (clamp_after).
  */
 struct tinyaot_pair_job;
 typedef void tinyaot_pair_fn(const struct tinyaot_pair_job *job);
@@ -111,7 +115,15 @@ struct tinyaot_conv_fast_params {
 	tinyaot_pair_fn *pairs;
 	/* The routine for a lone last pixel with one run; NULL: pairs. */
 	tinyaot_pair_fn *single;
+	/* 1: the routines saturate to int8 only (the assembly), and the clamp of act_min and
+	 * act_max, narrower, is applied to the output once every pixel is written: clamping
+	 * after the saturation gives the same values, and the pairs keep the assembly.
+	 */
+	int32_t clamp_after;
 };
+
+/* Clamps count int8 values in place to [act_min, act_max]. */
+void tinyaot_clamp_s8(int8_t *x, int32_t count, int32_t act_min, int32_t act_max);
 
 void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
 			  int8_t *output);

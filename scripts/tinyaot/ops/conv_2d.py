@@ -101,22 +101,29 @@ def lower(graph: Graph, op: Op) -> KernelCall:
 # tinyaot/conv_fast.h
 PATCH, ROWS = 0, 1
 PATCH_MAX, RUNS_MAX = 128, 16
-# Runs of at most this many bytes cost more to set up than to copy to the patch.
-SHORT = 8
+# Runs of at most SHORT bytes cost more to set up than to copy to the patch. Runs of 3 to 8
+# bytes (first layers of one input channel) are cheaper in place on the Cortex-M3 (bench.py:
+# kws_on_off 695281 -> 631931 instructions, fingerprint 11863348 -> 9964324), but where the
+# patch is whole words for whole blocks the DSP routine reads it and not such rows: up to
+# SHORT_DSP bytes they keep the patch.
+SHORT, SHORT_DSP = 2, 8
 
 
 def fast_mode(dims: dict[str, int], in_c: int) -> int | None:
     """How tinyaot_conv_fast_s8 should read the windows, or None when it cannot.
 
-    PATCH copies every window (runs of up to SHORT bytes cost more to set up than to copy);
-    ROWS reads whole windows in place and copies clipped ones when they fit the patch.
+    PATCH copies every window (short runs, see SHORT); ROWS reads whole windows in place and
+    copies clipped ones when they fit the patch.
     """
     kh, kw = dims["k_h"], dims["k_w"]
+    depth = kh * kw * in_c
     x0 = np.arange(dims["out_w"]) * dims["stride_w"] - dims["pad_w"]
     clipped = bool(np.any((x0 < 0) | (x0 + kw > dims["in_w"])))
-    patch = kh * kw * in_c <= PATCH_MAX
+    patch = depth <= PATCH_MAX
     rows = kh <= RUNS_MAX and (not clipped or patch or kh * kw <= RUNS_MAX)
-    if patch and (kw * in_c <= SHORT and kh * kw > 1 or not rows):
+    dsp = depth % 4 == 0 and in_c % 4 != 0 and dims["out_c"] % 4 == 0
+    short = SHORT_DSP if dsp else SHORT
+    if patch and (kw * in_c <= short and kh * kw > 1 or not rows):
         return PATCH
     return ROWS if rows else None
 
@@ -172,10 +179,12 @@ def lower_fast(
         "table": fast.block_table(ch.bias[order], ch.words[order], ch.pad),
         "line": int(ch.line),
     }
-    # The Thumb-2 routines want the clamp of int8 and four channels or more, whole blocks
-    # but for _part's; the pixel routine is for an odd pixel count's last pixel.
-    whole = out_c % 4 == 0 and act == (-128, 127)
-    part = not whole and out_c > 4 and act == (-128, 127)
+    # The Thumb-2 routines want four channels or more, whole blocks but for _part's; the
+    # pixel routine is for an odd pixel count's last pixel. They saturate to int8: a
+    # narrower clamp is applied to the output after them (clamp_after).
+    whole = out_c % 4 == 0
+    part = not whole and out_c > 4
+    params["clamp_after"] = int((whole or part) and act != (-128, 127))
     odd = dims["batches"] * dims["out_h"] * dims["out_w"] % 2 == 1
     line = "_line" if ch.line else ""
     name = f"tinyaot_conv_pairs{line}" if whole else f"tinyaot_conv_pairs{line}_part"
