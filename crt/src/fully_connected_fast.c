@@ -6,11 +6,9 @@
 #include <tinyaot/fully_connected_fast.h>
 
 #if TINYAOT_DSP_KERNELS
-void tinyaot_fc_fast_s8(const struct tinyaot_fc_fast_params *p, const int8_t *input, int8_t *output)
+static void fc_blocks(const struct tinyaot_fc_fast_params *p, const struct tinyaot_fc_blocks *k)
 {
-	for (int32_t b = 0; b < p->batches; b++) {
-		tinyaot_fc_row_dsp(p, input + b * p->depth, output + b * p->units);
-	}
+	tinyaot_fc_blocks_dsp(p, k);
 }
 #else
 /* The blocks of one batch row; the assembly reads it at the offsets of tinyaot/asm_layout.h. */
@@ -82,19 +80,54 @@ static void fc_run(struct fc_job *job, int32_t lo, int32_t hi)
 }
 #endif
 
+static void fc_blocks(const struct tinyaot_fc_fast_params *p, const struct tinyaot_fc_blocks *k)
+{
+	struct fc_job job = {
+		.x = k->x,
+		.depth = p->depth,
+		.weights = k->weights,
+		.table = k->table,
+		.out = k->out,
+		.blocks = k->blocks,
+	};
+
+	fc_run(&job, p->act_min, p->act_max);
+}
+#endif
+
 void tinyaot_fc_fast_s8(const struct tinyaot_fc_fast_params *p, const int8_t *input, int8_t *output)
 {
+	const int32_t blocks = (p->units + 3) / 4;
+	/* The blocks written in place, four outputs each; a last one of other units apart. */
+	const int32_t whole = p->units % 4 ? blocks - 1 : blocks;
+	const int32_t block_weights = 4 * p->depth;
+
 	for (int32_t b = 0; b < p->batches; b++) {
-		struct fc_job job = {
+		struct tinyaot_fc_blocks k = {
 			.x = input + b * p->depth,
-			.depth = p->depth,
 			.weights = p->weights,
 			.table = p->table,
 			.out = output + b * p->units,
-			.blocks = p->units / 4,
+			.blocks = whole,
 		};
+		int8_t *const row = k.out;
+		int8_t few[4];
 
-		fc_run(&job, p->act_min, p->act_max);
+		if (whole > 0) {
+			fc_blocks(p, &k);
+		}
+		if (whole == blocks) {
+			continue;
+		}
+		k.weights += whole * block_weights;
+		k.table += whole * 16;
+		k.out = p->units > 4 ? row + p->units - 4 : few;
+		k.blocks = 1;
+		fc_blocks(p, &k);
+		if (p->units < 4) {
+			for (int32_t j = 0; j < p->units; j++) {
+				row[j] = few[j];
+			}
+		}
 	}
 }
-#endif

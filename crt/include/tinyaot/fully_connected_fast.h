@@ -16,10 +16,13 @@
 struct tinyaot_fc_fast_params {
 	int32_t batches;
 	int32_t depth;
-	int32_t units; /* a multiple of 4 */
+	int32_t units;
 	int32_t act_min, act_max;
-	/* Per block of four units: depth groups of four weights, one per unit of the block; where
-	 * TINYAOT_DSP_KERNELS, crt/src/dsp/fully_connected_dsp.c's layout.
+	/* Per block of four units (units rounded up): depth groups of four weights, one per unit
+	 * of the block; where TINYAOT_DSP_KERNELS, crt/src/dsp/fully_connected_dsp.c's layout.
+	 * Over four units not a multiple of 4, the highest block is the last four units, whose
+	 * outputs rewrite the block below's last ones with the same values; under four, units
+	 * past the last have zero weights, and their outputs are not stored.
 	 */
 	const int8_t *weights;
 	/* Per block of four units: their bias + input offset * sum of weights, then their mult,
@@ -31,9 +34,19 @@ struct tinyaot_fc_fast_params {
 void tinyaot_fc_fast_s8(const struct tinyaot_fc_fast_params *p, const int8_t *input,
 			int8_t *output);
 
+/* Consecutive blocks of one batch row: their weights, table and outputs (4 a block). */
+struct tinyaot_fc_blocks {
+	const int8_t *x;
+	const int8_t *weights;
+	const int32_t *table;
+	int8_t *out;
+	int32_t blocks;
+};
+
 #if TINYAOT_DSP_KERNELS
-/* One batch row, with the DSP extension (crt/src/dsp/fully_connected_dsp.c). */
-void tinyaot_fc_row_dsp(const struct tinyaot_fc_fast_params *p, const int8_t *x, int8_t *out);
+/* With the DSP extension (crt/src/dsp/fully_connected_dsp.c). */
+void tinyaot_fc_blocks_dsp(const struct tinyaot_fc_fast_params *p,
+			   const struct tinyaot_fc_blocks *k);
 #endif
 
 #endif /* TINYAOT_FULLY_CONNECTED_FAST_H_ */

@@ -49,14 +49,17 @@ static inline int8_t tinyaot_fc_out(const struct tinyaot_fc_fast_params *p, int3
 					 p->act_max);
 }
 
-void tinyaot_fc_row_dsp(const struct tinyaot_fc_fast_params *p, const int8_t *x, int8_t *out)
+void tinyaot_fc_blocks_dsp(const struct tinyaot_fc_fast_params *p,
+			   const struct tinyaot_fc_blocks *k)
 {
-	const int8_t *w = p->weights;
-	const int32_t *t = p->table;
+	const int8_t *const x = k->x;
+	const int8_t *w = k->weights;
+	const int32_t *t = k->table;
+	int8_t *out = k->out;
 	const int8_t *const words_end = x + (p->depth & ~3);
 	const int8_t *const end = x + p->depth;
 
-	for (int32_t b = 0; b < p->units / 4; b++, t += 16, out += 4) {
+	for (int32_t b = 0; b < k->blocks; b++, t += 16, out += 4) {
 		/* Four sums in registers: an array would live on the stack. */
 		int32_t a0 = t[0], a1 = t[1], a2 = t[2], a3 = t[3];
 		const int8_t *xi = x;

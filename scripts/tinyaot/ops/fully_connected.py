@@ -124,13 +124,15 @@ def lower_fast(
     shifts: list[int],
     act: tuple[int, int],
 ) -> KernelCall | None:
-    """tinyaot_fc_fast_s8 (units a multiple of 4, symmetric weights) when exact, else None.
+    """tinyaot_fc_fast_s8 (symmetric weights) when exact, else None. Units go four at a
+    time, in fast.block_channels' order: over four not a multiple of 4, the highest block is
+    the last four units; under four, zero weights fill the block.
 
     Layers under MIN_MACS multiply-accumulates per row keep the reference kernel: their time
     is negligible, and its per-tensor tables are smaller than the fast kernel's per-unit ones.
     """
     units, depth = dims["units"], dims["depth"]
-    if not fast.ENABLED or units % 4 or filt.zero_point != 0 or units * depth < MIN_MACS:
+    if not fast.ENABLED or filt.zero_point != 0 or units * depth < MIN_MACS:
         return None
     assert filt.data is not None
     weights = filt.data.astype(np.int64).reshape(units, depth)
@@ -138,15 +140,18 @@ def lower_fast(
     rq = fast.exact_requant(weights, bias_data, (inp.zero_point, out.zero_point), mults, shifts)
     if rq is None or rq.rows is None:
         return None
-    grouped = weights.reshape(units // 4, 4, depth).transpose(0, 2, 1).reshape(-1)
+    blocks = (units + 3) // 4
+    order = fast.block_channels(units)
+    padded = fast.padded(weights[order], 4 * blocks)
+    grouped = padded.reshape(blocks, 4, depth).transpose(0, 2, 1).reshape(-1)
     params = {
         **dims,
         "act_min": act[0],
         "act_max": act[1],
         "weights": ByTarget(
-            ConstArray("int8_t", grouped.astype(np.int8)), dsp_weights(weights, units, depth)
+            ConstArray("int8_t", grouped.astype(np.int8)), dsp_weights(padded, 4 * blocks, depth)
         ),
-        "table": fast.block_table(rq.folded, rq.rows, fast.SIGN_PAD),
+        "table": fast.block_table(rq.folded[order], rq.rows[order], fast.SIGN_PAD),
     }
     return KernelCall(
         "tinyaot_fc_fast_s8",
