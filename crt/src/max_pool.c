@@ -3,32 +3,65 @@
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/pooling.h>
 
+/* The largest value of a window: height and width its extent in bytes, row and cell the
+ * strides between its rows and cells. One function per type, so that the choice of type is
+ * made once per output and not per cell.
+ */
+static int32_t tinyaot_window_max_s8(const uint8_t *start, int32_t height, int32_t width,
+				     int32_t row, int32_t cell)
+{
+	int32_t m = INT8_MIN;
+
+	for (int32_t dy = 0; dy < height; dy += row) {
+		for (int32_t dx = dy; dx < dy + width; dx += cell) {
+			m = tinyaot_max_i32(m, *(const int8_t *)(start + dx));
+		}
+	}
+	return m;
+}
+
+static int32_t tinyaot_window_max_s16(const uint8_t *start, int32_t height, int32_t width,
+				      int32_t row, int32_t cell)
+{
+	int32_t m = INT16_MIN;
+
+	for (int32_t dy = 0; dy < height; dy += row) {
+		for (int32_t dx = dy; dx < dy + width; dx += cell) {
+			m = tinyaot_max_i32(m, *(const int16_t *)(const void *)(start + dx));
+		}
+	}
+	return m;
+}
+
 /* int8 and int16 alike; wide is a constant in each caller. */
 static inline void tinyaot_max_pool_q(const struct tinyaot_pool_s8_params *p, const void *input,
 				      void *output, const int32_t wide)
 {
 	const struct tinyaot_pool_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t size = wide ? 2 : 1;
+	/* Bytes from one window cell to the next along a row, and from one row to the next. */
+	const int32_t cell = d->channels * size;
+	const int32_t row = d->in_w * cell;
 
 	for (int32_t i = 0; i < pixels; i++) {
 		int32_t b, oy, ox, y0, y1, x0, x1;
 		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
-		const int32_t in_b = b * d->in_h * d->in_w * d->channels;
 
 		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
+		/* The window's first cell, and its extent in bytes: byte offsets walk it, where
+		 * indices recomputed per cell cost several multiplies each.
+		 */
+		const uint8_t *const first =
+			(const uint8_t *)input + ((b * d->in_h + y0) * d->in_w + x0) * cell;
+		const int32_t height = (y1 - y0) * row;
+		const int32_t width = (x1 - x0) * cell;
+
 		for (int32_t j = 0; j < d->channels; j++) {
 			const int32_t c = d->reverse ? d->channels - 1 - j : j;
-			int32_t m = wide ? INT16_MIN : INT8_MIN;
-
-			for (int32_t y = y0; y < y1; y++) {
-				for (int32_t x = x0; x < x1; x++) {
-					const int32_t q =
-						in_b + (y * d->in_w + x) * d->channels + c;
-
-					m = tinyaot_max_i32(m, wide ? ((const int16_t *)input)[q]
-								    : ((const int8_t *)input)[q]);
-				}
-			}
+			const uint8_t *const start = first + c * size;
+			int32_t m = wide ? tinyaot_window_max_s16(start, height, width, row, cell)
+					 : tinyaot_window_max_s8(start, height, width, row, cell);
 			const int32_t o = pix * d->channels + c;
 
 			m = tinyaot_clamp_i32(m, p->act_min, p->act_max);
