@@ -11,6 +11,7 @@ from opcheck import check_inputs, every_int8, load, write_model
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+from tinyaot.ops.quantize import key_floats, quantize_keys
 
 SHAPE = (1, 16, 16)
 
@@ -64,6 +65,24 @@ def test_quantize_float_halfway_values(tmp_path, low, high):
         np.array([0.0, -0.0, 1e3, -1e3, 1e-30, -1e-30, 3.0, -3.0], dtype=np.float32), SHAPE
     )
     sets = [[halves], [-halves], [steps], [wide], [specials]]
+    assert check_inputs(path, tmp_path, sets).exact
+
+
+@pytest.mark.parametrize(
+    "low,high", [(-1.0, 1.0), (-0.3, 2.0), (-0.25, 0.5)], ids=["symmetric", "asymmetric", "narrow"]
+)
+def test_quantize_float_keys_at_every_step(tmp_path, low, high):
+    """From 256 elements on, float32 -> int8 is tinyaot_quantize_f32_keys: every key's float
+    and the float just below it give TFLite Micro's outputs, so each of the 255 steps is
+    where the interpreter's is."""
+    path, graph = _float_in(tmp_path, low=low, high=high)
+    assert lower_op(graph, graph.ops[0]).function == "tinyaot_quantize_f32_keys"
+    out = _quantize_io(graph)[1]
+    keys = quantize_keys(out.scale, out.zero_point)[1:].astype(np.int64)
+    keys = keys[keys != np.iinfo(np.int32).max]
+    assert keys.size > 200
+    at, below = key_floats(keys), key_floats(keys - 1)
+    sets = [[np.resize(at, SHAPE)], [np.resize(below, SHAPE)], [np.resize(-at, SHAPE)]]
     assert check_inputs(path, tmp_path, sets).exact
 
 

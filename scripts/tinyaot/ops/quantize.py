@@ -5,13 +5,57 @@ TFLite Micro has no float32 -> uint8 QUANTIZE (its invoke fails), so neither has
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import inplace, quant
 from ..fixedpoint import mbqm
 from ..ir import DType, Graph, Op
-from ..lowering import KernelCall, OpDef, TensorArg, op_error, require_quant
+from ..lowering import ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
 from .lut_common import lut8
 
 SUFFIX = {DType.INT8: "s8", DType.INT16: "s16", DType.INT32: "i32"}
+
+
+# Under this many elements the division costs less than the 1 KB of keys is worth.
+KEYS_MIN_ELEMENTS = 256
+# The float keys of tinyaot_quantize_f32_keys span: from the lowest (a negative NaN, which
+# gives -128) to +infinity's.
+KEY_LOW, KEY_INF = -(1 << 31), 0x7F800000
+
+
+def key_floats(keys: np.ndarray) -> np.ndarray:
+    """The float32 whose key (tinyaot/quantize.h) is each of keys (int64)."""
+    bits = np.where(keys >= 0, keys, keys ^ 0x7FFFFFFF) & 0xFFFFFFFF
+    return bits.astype(np.uint32).view(np.float32)
+
+
+def quantize_f32(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
+    """tinyaot_quantize_f32 on float32 arrays: the quotient in float32, bounded to +-256 (NaN
+    to -256), rounded half away from zero, plus the zero point, saturated to int8."""
+    with np.errstate(invalid="ignore", over="ignore", divide="ignore"):
+        q = x / np.float32(scale)
+    bound = np.float32(256)
+    q = np.where(q > -bound, np.minimum(q, bound), -bound)
+    r = np.trunc(q)
+    r += (q - r >= 0.5).astype(np.float32) - (q - r <= -0.5).astype(np.float32)
+    return np.clip(r.astype(np.int64) + zero_point, -128, 127)
+
+
+def quantize_keys(scale: float, zero_point: int) -> np.ndarray:
+    """keys of tinyaot_quantize_f32_keys: INT32_MIN, then for each output -127 to 127 the
+    least key whose float gives it or more (bisection, all 255 at once), INT32_MAX where none
+    does."""
+    levels = np.arange(-127, 128, dtype=np.int64)
+    lo = np.full(levels.shape, KEY_LOW, dtype=np.int64)
+    hi = np.full(levels.shape, KEY_INF, dtype=np.int64)
+    reached = quantize_f32(key_floats(hi), scale, zero_point) >= levels
+    # The least key giving the level is in (lo, hi]: lo gives -128, less than every level.
+    while np.any(hi - lo > 1):
+        mid = (lo + hi) // 2
+        up = quantize_f32(key_floats(mid), scale, zero_point) >= levels
+        hi, lo = np.where(up, mid, hi), np.where(up, lo, mid)
+    keys = np.where(reached, hi, (1 << 31) - 1)
+    return np.concatenate([[KEY_LOW], keys]).astype(np.int32)
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -21,6 +65,18 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     require_quant(graph, op, [out.index])
     args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
     if inp.dtype == DType.FLOAT32:
+        if out.dtype == DType.INT8 and inp.num_elements >= KEYS_MIN_ELEMENTS:
+            return KernelCall(
+                "tinyaot_quantize_f32_keys",
+                "tinyaot/quantize.h",
+                "struct tinyaot_quantize_keys_params",
+                {
+                    "size": inp.num_elements,
+                    "keys": ConstArray("int32_t", quantize_keys(out.scale, out.zero_point)),
+                },
+                args,
+                inplace=inplace.unary(inp, out),
+            )
         # AffineQuantize divides by the scale as a float; emitted as that float.
         params = {
             "size": inp.num_elements,
