@@ -248,6 +248,13 @@ def int32_bytes(values: np.ndarray | list[int]) -> bytes:
     return np.asarray(values, dtype="<i4").tobytes()
 
 
+def single_op(tensors: list[Tensor], op: Operator, code: int, buffers: list[Buffer]) -> bytes:
+    """A model of one operator over these tensors: the first input of the op is the model's
+    input, its first output the model's output."""
+    subgraph = SubGraph(tensors, [op], [op.inputs[0]], [op.outputs[0]])
+    return build(Model(subgraphs=[subgraph], opcodes=[OpCode(code)], buffers=buffers))
+
+
 def fully_connected(
     units: int = 4, depth: int = 8, activation: int = ACT.NONE, seed: int = 0, float32: bool = False
 ) -> Model:

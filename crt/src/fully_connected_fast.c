@@ -5,7 +5,12 @@
 #include <tinyaot/isa.h>
 #include <tinyaot/fully_connected_fast.h>
 
-#if TINYAOT_DSP_KERNELS
+#if TINYAOT_MVE_KERNELS
+static void fc_blocks(const struct tinyaot_fc_fast_params *p, const struct tinyaot_fc_blocks *k)
+{
+	tinyaot_fc_blocks_mve(p, k);
+}
+#elif TINYAOT_DSP_KERNELS
 static void fc_blocks(const struct tinyaot_fc_fast_params *p, const struct tinyaot_fc_blocks *k)
 {
 	tinyaot_fc_blocks_dsp(p, k);

@@ -19,7 +19,8 @@ struct tinyaot_fc_fast_params {
 	int32_t units;
 	int32_t act_min, act_max;
 	/* Per block of four units (units rounded up): depth groups of four weights, one per unit
-	 * of the block; where TINYAOT_DSP_KERNELS, crt/src/dsp/fully_connected_dsp.c's layout.
+	 * of the block; where TINYAOT_DSP_KERNELS, crt/src/dsp/fully_connected_dsp.c's layout,
+	 * where TINYAOT_MVE_KERNELS, crt/src/mve/fully_connected_mve.c's.
 	 * Over four units not a multiple of 4, the highest block is the last four units, whose
 	 * outputs rewrite the block below's last ones with the same values; under four, units
 	 * past the last have zero weights, and their outputs are not stored.
@@ -42,6 +43,12 @@ struct tinyaot_fc_blocks {
 	int8_t *out;
 	int32_t blocks;
 };
+
+#if TINYAOT_MVE_KERNELS
+/* With Helium (crt/src/mve/fully_connected_mve.c). */
+void tinyaot_fc_blocks_mve(const struct tinyaot_fc_fast_params *p,
+			   const struct tinyaot_fc_blocks *k);
+#endif
 
 #if TINYAOT_DSP_KERNELS
 /* With the DSP extension (crt/src/dsp/fully_connected_dsp.c). */

@@ -21,7 +21,7 @@
 #define TINYAOT_ISA_DSP 0
 #endif
 
-/* Helium (M-profile Vector Extension), integer: Cortex-M55 and M85. No routine uses it yet. */
+/* Helium (M-profile Vector Extension), integer: Cortex-M55 and M85. */
 #if defined(__ARM_FEATURE_MVE) && (__ARM_FEATURE_MVE & 1)
 #define TINYAOT_ISA_MVE 1
 #else
@@ -64,6 +64,16 @@
 #define TINYAOT_DSP_KERNELS 1
 #else
 #define TINYAOT_DSP_KERNELS 0
+#endif
+
+/* 1 where the Helium kernels of crt/src/mve/ are built (arm_mve.h's intrinsics, which GCC and
+ * clang both have): the generated code then selects the weights in their layouts. They take
+ * precedence over the DSP kernels, which such a core also builds.
+ */
+#if TINYAOT_ISA_MVE
+#define TINYAOT_MVE_KERNELS 1
+#else
+#define TINYAOT_MVE_KERNELS 0
 #endif
 
 #endif /* TINYAOT_ISA_H_ */

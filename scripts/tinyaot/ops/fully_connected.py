@@ -149,7 +149,10 @@ def lower_fast(
         "act_min": act[0],
         "act_max": act[1],
         "weights": ByTarget(
-            ConstArray("int8_t", grouped.astype(np.int8)), dsp_weights(padded, 4 * blocks, depth)
+            ConstArray("int8_t", grouped.astype(np.int8)),
+            dsp_weights(padded, 4 * blocks, depth),
+            # crt/src/mve/: each unit's weights in a row, as the model has them.
+            ConstArray("int8_t", padded.reshape(-1).astype(np.int8)),
         ),
         "table": fast.block_table(rq.folded[order], rq.rows[order], fast.SIGN_PAD),
     }
