@@ -30,6 +30,7 @@ from tinyaot import codegen, fast, frontend, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
 from tinyaot.lowering import ByTarget, Routine
 from tinyaot.ops.conv_2d import PATCH, ROWS
+from tinyaot.ops.depthwise_conv_2d import dw3x3_dsp_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
@@ -118,6 +119,8 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # Line records: stride 2 with tails of 1, and a partial chunk (the C chunk loop).
     "dw_s2_w5_relu": (dwconv((3, 3), 2, "same", act="relu"), [1, 5, 10, 8], DWCONV),
     "dw_valid_c20_relu": (dwconv((3, 3), 1, "valid", act="relu"), [1, 6, 11, 20], DWCONV),
+    # Line records in a group of 6 and a tail of 5 (the DSP routines requantise them by SMMLA).
+    "dw_s1_w11_relu": (dwconv((3, 3), 1, "same", act="relu"), [1, 3, 11, 8], DWCONV),
     # The other block widths: 4, then 6 with a tail of 2 (12 channels: one partial chunk);
     # stride 2: 4 with tails of 1 and 2.
     "dw_s1_w4": (dwconv((3, 3), 1, "same"), [1, 3, 4, 16], DWCONV),
@@ -566,7 +569,9 @@ def test_line_tables_where_relu(models):
         relu = "relu" in name
         assert params["line"] == int(relu), name
         if kernel == DWCONV:
-            assert params["block"].name.startswith("tinyaot_dw3x3_line_") == relu, name
+            block = params["block"]
+            assert block.default.name.startswith("tinyaot_dw3x3_line_") == relu, name
+            assert block.dsp.name.startswith("tinyaot_dw3x3_dsp_line_") == relu, name
 
 
 def shared_requants(name: str) -> list[tuple[np.ndarray, fast.Requant, int, list, list]]:
@@ -673,5 +678,25 @@ def test_dw_groups(models):
     for name, (group, tail) in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
-        got_tail = params["tail"].name if params["tail"] is not None else None
+        got_tail = params["tail"].default.name if params["tail"] is not None else None
         assert (params["group"], got_tail) == (group, tail), name
+        if tail is not None:
+            dsp = tail.replace("tinyaot_dw3x3_", "tinyaot_dw3x3_dsp_")
+            assert params["tail"] == ByTarget(Routine(tail), Routine(dsp)), name
+
+
+def test_dw3x3_dsp_records(models):
+    """The DSP records: the default ones with the weight bytes in the DSP routines' order,
+    per channel w00 w01 w10 w11, w02 w20 w12 w21, w21 0 w22 0 ((ky, kx) indices), and a line's
+    m + 1 for m; none where an m + 1 would not be an int32."""
+    c = compile_graph(frontend.load(models["dw_s2_w5_relu"]), Options(name="m"), "m")
+    records = c.steps[-1].call.params["records"]
+    plain = records.default.values.reshape(8, 6)
+    dsp = records.dsp.values.reshape(8, 6)
+    assert (dsp[:, [0, 5]] == plain[:, [0, 5]]).all() and (dsp[:, 4] == plain[:, 4] + 1).all()
+    w = plain[:, 1:4].copy().view(np.int8)[:, :9].astype(np.int32)
+    order = [w[:, i] if i >= 0 else 0 * w[:, 0] for i in (0, 1, 3, 4, 2, 6, 5, 7, 7, -1, 8, -1)]
+    assert (dsp[:, 1:4].copy().view(np.int8) == np.stack(order, axis=1)).all()
+    weights = np.ones((2, 9), dtype=np.int64)
+    line = fast.Channels(np.zeros(2), np.array([[5, 0], [fast.INT32_MAX, 0]]), True)
+    assert dw3x3_dsp_records(weights, line) is None

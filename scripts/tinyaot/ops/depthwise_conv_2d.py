@@ -3,11 +3,14 @@ multiplier."""
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .. import fast, inplace, quant
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
+    ByTarget,
     ConstArray,
     KernelCall,
     OpDef,
@@ -125,11 +128,31 @@ def dw3x3_records(weights: np.ndarray, ch: fast.Channels) -> ConstArray:
     weights as bytes of three little-endian words, then the requantisation's words."""
     c = weights.shape[0]
     packed = np.zeros((c, 12), dtype=np.uint8)
-    packed[:, :9] = weights.astype(np.int8).view(np.uint8)
+    packed[:, : weights.shape[1]] = weights.astype(np.int8).view(np.uint8)
     words = packed.view("<u4").astype(np.int64)
     words = np.where(words >= 1 << 31, words - (1 << 32), words)
     table = np.concatenate([ch.bias.astype(np.int64)[:, None], words, ch.words], axis=1)
     return ConstArray("int32_t", table.reshape(-1).astype(np.int32))
+
+
+# The DSP routines' weight bytes (crt/src/thumb2/dw3x3_dsp_routines.S), as indices into the
+# nine (ky, kx) weights; -1 a zero byte. SXTB16 pairs bytes 0 and 2, 1 and 3 of each word:
+# (w00, w10), (w01, w11), (w02, w12) for rows 0 and 1, (w20, w21) and (w21, w22) for row 2.
+DSP_TAPS = (0, 1, 3, 4, 2, 6, 5, 7, 7, -1, 8, -1)
+
+
+def dw3x3_dsp_records(weights: np.ndarray, ch: fast.Channels) -> ConstArray | None:
+    """dw3x3_records with the weights in the order of DSP_TAPS and, for a line, m + 1 in
+    place of m (the routines' SMMLA); None where an m + 1 is not an int32."""
+    taps = np.array(DSP_TAPS)
+    dsp = np.where(taps >= 0, weights[:, np.maximum(taps, 0)], 0)
+    if not ch.line:
+        return dw3x3_records(dsp, ch)
+    words = ch.words.copy()
+    words[:, 0] += 1
+    if words[:, 0].max() > fast.INT32_MAX:
+        return None
+    return dw3x3_records(dsp, dataclasses.replace(ch, words=words))
 
 
 def lower_fast(
@@ -169,11 +192,22 @@ def lower_fast(
         group -= 1
     tail = ow % group
 
-    def routine(width: int) -> Routine:
-        # The Thumb-2 routines saturate to int8 only; a narrower clamp takes the C one.
-        if act != (-128, 127):
+    # The Thumb-2 and DSP routines saturate to int8 only; a narrower clamp takes the C one, on
+    # the default records. Where the DSP records cannot be made, DSP cores keep the Thumb-2 one.
+    asm = act == (-128, 127)
+    kind = f"{'line_' if ch.line else ''}s{s}"
+    records = dw3x3_records(weights, ch)
+    dsp = dw3x3_dsp_records(weights, ch) if asm else None
+
+    def routine(width: int) -> Routine | ByTarget:
+        if not asm:
             return Routine("tinyaot_dw3x3_c")
-        return Routine(f"tinyaot_dw3x3_{'line_' if ch.line else ''}s{s}_n{width}")
+        thumb2 = Routine(f"tinyaot_dw3x3_{kind}_n{width}")
+        return (
+            thumb2
+            if dsp is None
+            else ByTarget(thumb2, Routine(f"tinyaot_dw3x3_dsp_{kind}_n{width}"))
+        )
 
     params = {
         "d": dims,
@@ -183,7 +217,7 @@ def lower_fast(
         "act_max": act[1],
         "block": routine(group),
         "tail": routine(tail) if tail else None,
-        "records": dw3x3_records(weights, ch),
+        "records": records if dsp is None else ByTarget(records, dsp),
         "line": int(ch.line),
     }
     return KernelCall(
