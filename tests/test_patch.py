@@ -271,6 +271,24 @@ def layer() -> st.SearchStrategy[Layer]:
     stripes=4,
     seed=0,
 )
+# A PAD on the stage input whose last stripe is padding alone (it reads none of the input's
+# rows); a stripe of padding alone after PReLU (its MUL and MAXIMUM compute no row there).
+@example(
+    layers=[("pad", 1, 2, False, 4), ("conv", 1, 1, False, 4)],
+    size=10,
+    channels=2,
+    depth=2,
+    stripes=7,
+    seed=0,
+)
+@example(
+    layers=[("conv", 1, 2, False, 4), ("prelu", 1, 1, False, 4), ("pad", 2, 1, False, 4)],
+    size=10,
+    channels=1,
+    depth=3,
+    stripes=4,
+    seed=0,
+)
 # A PAD on the stage input (which stripes read through views of its rows), an activation.
 @example(
     layers=[("pad", 2, 1, False, 4), ("conv", 3, 2, False, 4), ("hswish", 1, 1, False, 4)],

@@ -101,6 +101,13 @@ class PatchPlan:
     extra_macs: int
     base_macs: int
     base_arena: int
+    # Steps per stripe: a layer a stripe needs no row of is left out of it.
+    stripe_steps: tuple[int, ...]
+
+    @property
+    def steps(self) -> int:
+        """The steps the stage became."""
+        return sum(self.stripe_steps)
 
 
 def layers(graph: Graph, steps: list, root: dict[int, int], start: int) -> list[Layer]:
@@ -370,6 +377,10 @@ def expand(
                 views[out.index] = a * layer.row_bytes
             else:
                 root[out.index] = out.index
+            made.append(out.index)
+            if a == b:
+                # Only a PAD's stripe of padding rows alone reads it, none of its rows: no call.
+                continue
             data = [op.inputs[p] for p in data_positions(graph, op)]
             if op.kind in WINDOWED:
                 # A window reads the whole buffer of its source, whose rows start at the first
@@ -407,7 +418,6 @@ def expand(
                 # first byte.
                 call = dataclasses.replace(call, inplace=(), reverse_param=None)
             new_steps.append(Step(tile_op, call))
-            made.append(out.index)
     first = chain[0].step
     return steps[:first] + new_steps + steps[chain[-1].step + 1 :], views
 
@@ -425,7 +435,7 @@ def _rows(
     itself when it holds those rows alone, else a view (one per buffer and rows)."""
     like = graph.tensors[base]
     have = like.shape[1]
-    if rows == (first, first + have) or rows[0] == rows[1] == first + have:
+    if rows == (first, first + have) or have == 0:
         return base
     key = (base, *rows)
     if key not in windows:
@@ -608,6 +618,7 @@ def choose(
             cand.extra_macs,
             base_macs,
             base.size,
+            tuple(sum(a < b for a, b in stripe.out_rows) for stripe in cand.stripes),
         ),
     )
 

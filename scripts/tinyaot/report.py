@@ -254,7 +254,7 @@ def data(c: Compiled, code: CodeSize | None) -> dict:
         p = c.patch
         stage = {
             "first_step": p.first_step,
-            "last_step": p.first_step + p.depth * p.stripes - 1,
+            "last_step": p.first_step + p.steps - 1,
             "layers": list(p.kinds),
             "stripes": p.stripes,
             "output_shape": list(p.out_shape),
@@ -313,7 +313,7 @@ def _by_offset(c: Compiled) -> list:
 def _stage_steps(c: Compiled) -> str:
     assert c.patch is not None
     first = c.patch.first_step
-    return f"{first}..{first + c.patch.depth * c.patch.stripes - 1}"
+    return f"{first}..{first + c.patch.steps - 1}"
 
 
 def svg(c: Compiled) -> str:
@@ -334,14 +334,14 @@ def svg(c: Compiled) -> str:
     ]
     if c.patch:
         # The patch stage: a band behind its steps, a line between its stripes.
-        first, depth = c.patch.first_step, c.patch.depth
-        x0, x1 = x_of(first), x_of(first + depth * c.patch.stripes)
+        first = c.patch.first_step
+        x0, x1 = x_of(first), x_of(first + c.patch.steps)
         out.append(
             f'<rect x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{height - top - bottom}" '
             f'fill="#eee"><title>{escape(patch.describe(c.patch))}</title></rect>'
         )
         for k in range(1, c.patch.stripes):
-            x = x_of(first + k * depth)
+            x = x_of(first + sum(c.patch.stripe_steps[:k]))
             out.append(
                 f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" '
                 'stroke="#bbb" stroke-dasharray="3,3"/>'
