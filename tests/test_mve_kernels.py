@@ -1,13 +1,12 @@
 """The Helium (MVE) kernels of crt/src/mve/ on the emulated Cortex-M55 (qemu mps3-an547),
 byte for byte against TFLite Micro, and the layouts the compiler writes for them.
 
-The models are built by hand (tests/tflite_builder.py) for the cases the kernels split on:
-depths with and without a tail of depth % 16 inputs (the predicated last iteration), under 16
-inputs (only that one), unit counts not a multiple of four (the highest block is the last
-four units; under four, zero weights fill it), several batch rows, per-tensor and per-channel
-weights, input zero points other than 0, and an activation that clamps inside int8. The host
-runs the portable kernels on the same models in test_fast_kernels-like tests elsewhere; here
-each case is one firmware at -O2 with all its input sets.
+The models are built by hand (tests/tflite_builder.py) for the cases the kernels split on.
+FULLY_CONNECTED: depths with and without a tail of depth % 16 inputs (the predicated last
+step), under 16 inputs (only that one), unit counts not a multiple of four (the highest block
+is the last four units; under four, zero weights fill it), several batch rows, per-tensor and
+per-channel weights, input zero points other than 0, and an activation that clamps inside
+int8. CONV_2D: see CONV_CASES. Each case is one firmware at -O2 with all its input sets.
 """
 
 from __future__ import annotations
@@ -20,15 +19,16 @@ import numpy as np
 import pytest
 import tflite_builder as tb
 from reference import Reference
-from tinyaot import codegen, frontend
+from tinyaot import codegen, fast, frontend
 from tinyaot.compiler import Compiled, Options, compile_graph
-from tinyaot.lowering import ByTarget
+from tinyaot.lowering import ByTarget, Routine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
 
 BOARD = "mps3-an547"
 FC = "tinyaot_fc_fast_s8"
+CONV = "tinyaot_conv_fast_s8"
 SETS = 3
 
 
@@ -79,11 +79,73 @@ FC_CASES = {
 }
 
 
+def conv_model(
+    c: tuple[int, int],
+    k: tuple[int, int],
+    size: tuple[int, int],
+    stride: int = 1,
+    same: bool = True,
+    activation: int = tb.ACT.NONE,
+    out_q: tuple[float, int] = (0.02, 5),
+    seed: int = 0,
+) -> bytes:
+    """One int8 CONV_2D of c = (in, out) channels, k = (k_h, k_w) over size = (h, w), per-channel
+    weights in [-4, 4] so that the outputs spread over the range, input zero point 1."""
+    (c_in, c_out), (k_h, k_w), (h, w) = c, k, size
+    rng = np.random.default_rng(seed)
+    w_scales = [0.016 + 0.002 * i for i in range(c_out)]
+    if same:
+        out_h, out_w = -(-h // stride), -(-w // stride)
+    else:
+        out_h, out_w = (h - k_h) // stride + 1, (w - k_w) // stride + 1
+    tensors = [
+        tb.Tensor("input", [1, h, w, c_in], tb.INT8, 0, [0.05], [1]),
+        tb.Tensor("filter", [c_out, k_h, k_w, c_in], tb.INT8, 1, w_scales, [0] * c_out),
+        tb.Tensor("bias", [c_out], tb.INT32, 2, [0.05 * s for s in w_scales], [0] * c_out),
+        tb.Tensor("output", [1, out_h, out_w, c_out], tb.INT8, 0, [out_q[0]], [out_q[1]]),
+    ]
+    options = {
+        "Padding": tb.PADDING.SAME if same else tb.PADDING.VALID,
+        "StrideH": stride,
+        "StrideW": stride,
+        "DilationHFactor": 1,
+        "DilationWFactor": 1,
+        "FusedActivationFunction": activation,
+    }
+    op = tb.Operator(0, [0, 1, 2], [3], "Conv2DOptions", options)
+    filters = rng.integers(-4, 5, size=(c_out, k_h, k_w, c_in))
+    bias = rng.integers(-300, 300, size=c_out)
+    buffers = [tb.Buffer(), tb.Buffer(tb.int8_bytes(filters)), tb.Buffer(tb.int32_bytes(bias))]
+    return tb.single_op(tensors, op, tb.OPS.CONV_2D, buffers)
+
+
+# name: model bytes, for tinyaot_conv_pairs_mve: runs of len % 16 == 0 and not, whole windows
+# read in place and clipped ones copied, a lone last pixel, blocks of four and the highest
+# one repeating channels (out_c 6) or under four channels, a clamp inside int8 (clamp_after),
+# the line tables of a ReLU with the output zero point -128.
+CONV_CASES = {
+    "conv_1x1_c16_oc24": lambda: conv_model((16, 24), (1, 1), (5, 7), seed=11),
+    "conv_3x3_c3_oc8": lambda: conv_model((3, 8), (3, 3), (7, 6), seed=12),
+    "conv_3x3_s2_c16_oc6": lambda: conv_model((16, 6), (3, 3), (9, 9), 2, seed=13),
+    "conv_3x3_valid_c40": lambda: conv_model((40, 8), (3, 3), (6, 5), same=False, seed=14),
+    "conv_10x4_s2_c1_oc12": lambda: conv_model((1, 12), (10, 4), (13, 10), 2, seed=15),
+    "conv_1x1_c8_oc3": lambda: conv_model((8, 3), (1, 1), (4, 5), seed=16),
+    # RELU6 clamps inside int8: output scale 0.05, 6.0 is 119.
+    "conv_3x3_c4_oc8_relu6": lambda: conv_model(
+        (4, 8), (3, 3), (7, 7), activation=tb.ACT.RELU6, out_q=(0.05, -1), seed=17
+    ),
+    "conv_1x1_c20_oc10_relu": lambda: conv_model(
+        (20, 10), (1, 1), (3, 5), activation=tb.ACT.RELU, out_q=(0.02, -128), seed=18
+    ),
+}
+CASES = {**FC_CASES, **CONV_CASES}
+
+
 @pytest.fixture(scope="module")
 def models(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("mve_models")
     paths = {}
-    for name, build in FC_CASES.items():
+    for name, build in CASES.items():
         paths[name] = root / f"{name}.tflite"
         paths[name].write_bytes(build())
     return paths
@@ -96,7 +158,8 @@ def compiled(path: Path) -> Compiled:
 def test_fc_mve_layout(models: dict[str, Path]) -> None:
     """Each block's four units with their depth weights in a row: the model's own weights,
     in fast.block_channels' order (the highest block the last four units, or zero units)."""
-    for name, path in models.items():
+    for name in FC_CASES:
+        path = models[name]
         c = compiled(path)
         call = c.steps[-1].call
         assert call.function == FC, name
@@ -113,6 +176,27 @@ def test_fc_mve_layout(models: dict[str, Path]) -> None:
             want = np.concatenate([w, np.zeros((4 - units, depth), np.int8)])
         got = weights.mve.values.reshape(-1, depth)
         assert np.array_equal(got, want), name
+
+
+def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
+    """Every fast convolution names tinyaot_conv_pairs_mve on Helium, with each channel's
+    weights in a row (in block order); the line tables where the ReLU gives them."""
+    for name in CONV_CASES:
+        c = compiled(models[name])
+        call = c.steps[-1].call
+        assert call.function == CONV, name
+        params = call.params
+        assert params["pairs"].mve == Routine("tinyaot_conv_pairs_mve"), name
+        assert params["single"] is None or params["single"].mve is None, name
+        model = frontend.load(models[name])
+        w = model.tensor(model.ops[0].inputs[1]).data.astype(np.int8)
+        out_c = w.shape[0]
+        w = w.reshape(out_c, -1)
+        order = fast.block_channels(out_c)
+        want = fast.padded(w[order], 4 * ((out_c + 3) // 4))
+        assert np.array_equal(params["weights"].mve.values.reshape(want.shape), want), name
+    line = compiled(models["conv_1x1_c20_oc10_relu"]).steps[-1].call.params["line"]
+    assert line == 1
 
 
 def inputs_for(ref: Reference, seed: int) -> list[list[np.ndarray]]:

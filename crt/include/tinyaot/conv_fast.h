@@ -83,6 +83,16 @@ tinyaot_pair_fn tinyaot_conv_single_line;
 #if TINYAOT_DSP_KERNELS
 tinyaot_pair_fn tinyaot_conv_pairs_dsp;
 #endif
+#if TINYAOT_MVE_KERNELS
+/* Any job, with Helium: the portable routine's blocks, their sums by tinyaot_conv_dot_mve. */
+tinyaot_pair_fn tinyaot_conv_pairs_mve;
+/* Adds to acc (pixel a's four channels, then b's) the products of the runs (run[2r] of pixel
+ * a, run[2r + 1] of b, len bytes each) with a block's weights w in the MVE layout
+ * (crt/src/mve/conv_mve.c).
+ */
+void tinyaot_conv_dot_mve(const int8_t *const *run, int32_t runs, int32_t len, const int8_t *w,
+			  int32_t acc[8]);
+#endif
 
 struct tinyaot_conv_fast_params {
 	struct tinyaot_conv_dims d;
@@ -110,7 +120,9 @@ struct tinyaot_conv_fast_params {
 	/* The routine for pairs. With tinyaot_conv_pairs_dsp, which the generated code names
 	 * only where TINYAOT_DSP_KERNELS is 1 and every run is a multiple of 4 bytes, the weights
 	 * are in its layout instead: per block, per half (channels 0-1, then 2-3), per four
-	 * consecutive inputs, each channel's four weights.
+	 * consecutive inputs, each channel's four weights. With tinyaot_conv_pairs_mve (where
+	 * TINYAOT_MVE_KERNELS, any job), per block each channel's k_h * k_w * in_c weights in a
+	 * row.
 	 */
 	tinyaot_pair_fn *pairs;
 	/* The routine for a lone last pixel with one run; NULL: pairs. */

@@ -195,10 +195,20 @@ def lower_fast(
     # the DSP routine's layout, a word of four consecutive weights per channel, which the
     # pixel routine does not read.
     runs4 = (depth if mode == PATCH else in_c) % 4 == 0
-    if runs4 and whole:
-        params["weights"] = ByTarget(grouped, dsp_weights(padded, blocks, depth))
-        params["pairs"] = ByTarget(pairs, Routine("tinyaot_conv_pairs_dsp"))
-        params["single"] = ByTarget(single, None) if single else None
+    dsp = runs4 and whole
+    # Helium's routine takes any job, a lone last pixel as a pair (single NULL): the portable
+    # blocks with their sums by VMLADAVA, each channel's weights in a row.
+    params["weights"] = ByTarget(
+        grouped,
+        dsp_weights(padded, blocks, depth) if dsp else grouped,
+        ConstArray("int8_t", padded.reshape(-1).astype(np.int8)),
+    )
+    params["pairs"] = ByTarget(
+        pairs,
+        Routine("tinyaot_conv_pairs_dsp") if dsp else pairs,
+        Routine("tinyaot_conv_pairs_mve"),
+    )
+    params["single"] = ByTarget(single, None if dsp else single, None) if single else None
     return KernelCall(
         "tinyaot_conv_fast_s8",
         "tinyaot/conv_fast.h",
