@@ -437,15 +437,18 @@ def test_dsp_layout_where_runs_allow(models):
         "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
         "conv_3x3_c3": False,  # rows of 9 bytes
     }
+    mve = Routine("tinyaot_conv_pairs_mve")
     for name, dsp in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
-        assert isinstance(params["weights"], ByTarget) == dsp, name
+        # Helium's layout and routine for every one (test_mve_kernels checks them).
+        assert (params["weights"].dsp is not params["weights"].default) == dsp, name
+        assert params["pairs"].mve == mve, name
         if not dsp:
-            assert not isinstance(params["pairs"], ByTarget), name
+            assert params["pairs"].dsp == params["pairs"].default, name
             continue
         pairs = Routine("tinyaot_conv_pairs")
-        assert params["pairs"] == ByTarget(pairs, Routine("tinyaot_conv_pairs_dsp")), name
+        assert params["pairs"] == ByTarget(pairs, Routine("tinyaot_conv_pairs_dsp"), mve), name
         d = params["d"]
         depth = d["k_h"] * d["k_w"] * d["in_c"]
         blocks = (d["out_c"] + 3) // 4
@@ -458,7 +461,9 @@ def test_dsp_layout_where_runs_allow(models):
 
 def test_clamped_cases_clamp(models):
     """The hand-built cases really clamp inside int8. Under four channels, and for depthwise,
-    the portable routines run; with four or more, the Thumb-2 ones and clamp_after."""
+    the portable routines run; with four or more, the Thumb-2 ones and clamp_after (on
+    Helium, tinyaot_conv_pairs_mve for all the convolutions)."""
+    mve = Routine("tinyaot_conv_pairs_mve")
     for name in (n for n in BUILT_CASES if "clamped" in n):
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
@@ -466,15 +471,17 @@ def test_clamped_cases_clamp(models):
         if name.startswith("dw"):
             assert params["block"].name == "tinyaot_dw3x3_c"
         else:
-            assert not isinstance(params["weights"], ByTarget)
-            assert params["pairs"] == Routine("tinyaot_conv_pairs_c")
+            assert params["weights"].dsp is params["weights"].default
+            c_pairs = Routine("tinyaot_conv_pairs_c")
+            assert params["pairs"] == ByTarget(c_pairs, c_pairs, mve)
             assert params["clamp_after"] == 0
+    part = Routine("tinyaot_conv_pairs_part")
     want = {
         "conv_relu6_c8": (
-            ByTarget(Routine("tinyaot_conv_pairs"), Routine("tinyaot_conv_pairs_dsp")),
-            ByTarget(Routine("tinyaot_conv_single"), None),
+            ByTarget(Routine("tinyaot_conv_pairs"), Routine("tinyaot_conv_pairs_dsp"), mve),
+            ByTarget(Routine("tinyaot_conv_single"), None, None),
         ),
-        "conv_relu6_c6": (Routine("tinyaot_conv_pairs_part"), None),
+        "conv_relu6_c6": (ByTarget(part, part, mve), None),
     }
     for name, (pairs, single) in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
