@@ -6,12 +6,14 @@
 #include <tinyaot/fully_connected_fast.h>
 
 #if TINYAOT_MVE_KERNELS
-static void fc_blocks(const struct tinyaot_fc_fast_params *p, const struct tinyaot_fc_blocks *k)
+static void tinyaot_fc_run_blocks(const struct tinyaot_fc_fast_params *p,
+				  const struct tinyaot_fc_blocks *k)
 {
 	tinyaot_fc_blocks_mve(p, k);
 }
 #elif TINYAOT_DSP_KERNELS
-static void fc_blocks(const struct tinyaot_fc_fast_params *p, const struct tinyaot_fc_blocks *k)
+static void tinyaot_fc_run_blocks(const struct tinyaot_fc_fast_params *p,
+				  const struct tinyaot_fc_blocks *k)
 {
 	tinyaot_fc_blocks_dsp(p, k);
 }
@@ -85,7 +87,8 @@ static void fc_run(struct fc_job *job, int32_t lo, int32_t hi)
 }
 #endif
 
-static void fc_blocks(const struct tinyaot_fc_fast_params *p, const struct tinyaot_fc_blocks *k)
+static void tinyaot_fc_run_blocks(const struct tinyaot_fc_fast_params *p,
+				  const struct tinyaot_fc_blocks *k)
 {
 	struct fc_job job = {
 		.x = k->x,
@@ -119,7 +122,7 @@ void tinyaot_fc_fast_s8(const struct tinyaot_fc_fast_params *p, const int8_t *in
 		int8_t few[4];
 
 		if (whole > 0) {
-			fc_blocks(p, &k);
+			tinyaot_fc_run_blocks(p, &k);
 		}
 		if (whole == blocks) {
 			continue;
@@ -128,7 +131,7 @@ void tinyaot_fc_fast_s8(const struct tinyaot_fc_fast_params *p, const int8_t *in
 		k.table += whole * 16;
 		k.out = p->units > 4 ? row + p->units - 4 : few;
 		k.blocks = 1;
-		fc_blocks(p, &k);
+		tinyaot_fc_run_blocks(p, &k);
 		if (p->units < 4) {
 			for (int32_t j = 0; j < p->units; j++) {
 				row[j] = few[j];
