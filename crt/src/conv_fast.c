@@ -106,22 +106,6 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate);
 }
 
-#if TINYAOT_MVE_KERNELS
-/* The weights in the MVE layout: per block, each channel's depth weights in a row. */
-static void tinyaot_pair_accumulate_mve(const struct tinyaot_pair_job *job,
-					const struct pair_at *at, const int8_t **weights,
-					int32_t acc[8])
-{
-	tinyaot_conv_dot_mve(at->run, at->runs, job->len, *weights, acc);
-	*weights += 4 * at->runs * job->len;
-}
-
-void tinyaot_conv_pairs_mve(const struct tinyaot_pair_job *job)
-{
-	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate_mve);
-}
-#endif
-
 #if TINYAOT_ASM_THUMB2
 /*
  * The routines are Thumb-2 assembly, crt/src/thumb2/conv_routines.S, which has the job's layout

@@ -84,14 +84,8 @@ tinyaot_pair_fn tinyaot_conv_single_line;
 tinyaot_pair_fn tinyaot_conv_pairs_dsp;
 #endif
 #if TINYAOT_MVE_KERNELS
-/* Any job, with Helium: the portable routine's blocks, their sums by tinyaot_conv_dot_mve. */
+/* Any job, with Helium (crt/src/mve/conv_mve.c), the weights in its layout. */
 tinyaot_pair_fn tinyaot_conv_pairs_mve;
-/* Adds to acc (pixel a's four channels, then b's) the products of the runs (run[2r] of pixel
- * a, run[2r + 1] of b, len bytes each) with a block's weights w in the MVE layout
- * (crt/src/mve/conv_mve.c).
- */
-void tinyaot_conv_dot_mve(const int8_t *const *run, int32_t runs, int32_t len, const int8_t *w,
-			  int32_t acc[8]);
 #endif
 
 struct tinyaot_conv_fast_params {

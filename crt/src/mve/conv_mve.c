@@ -6,11 +6,15 @@
  * predicated by VCTP, whose loads read nothing past the run and give zeros. The weights are in
  * the layout the compiler writes for tinyaot_conv_pairs_mve: per block, each channel's depth
  * weights in a row, in (ky, kx, ic) order, so run r's are the row's bytes r * len on. The sums
- * are exact int32, as the portable routine's; tinyaot_conv_pairs_mve requantises them as it does.
+ * are exact int32, as the portable routine's. Each pixel's four outputs are then requantised in
+ * one vector, lane by lane the same 64-bit arithmetic as tinyaot_requant_c and
+ * tinyaot_requant_line, clamped and stored by one predicated VSTRB (the highest block's last
+ * channels only); blocks and pairs go in the portable routine's order (tinyaot/conv_fast.h).
  */
 #include <string.h>
 #include <tinyaot/conv_fast.h>
 #include <tinyaot/isa.h>
+#include <tinyaot/requant.h>
 
 #if TINYAOT_MVE_KERNELS
 #include <arm_mve.h>
@@ -23,8 +27,8 @@ static inline void tinyaot_conv_mve_mac2(int8x16_t xa, int8x16_t xb, int8x16_t v
 	*b = vmladavaq_s8(*b, xb, v);
 }
 
-void tinyaot_conv_dot_mve(const int8_t *const *run, int32_t runs, int32_t len, const int8_t *w,
-			  int32_t acc[8])
+static void tinyaot_conv_dot_mve(const int8_t *const *run, int32_t runs, int32_t len,
+				 const int8_t *w, int32_t acc[8])
 {
 	const int32_t depth = runs * len;
 	const int32_t whole = len / 16;
@@ -70,5 +74,84 @@ void tinyaot_conv_dot_mve(const int8_t *const *run, int32_t runs, int32_t len, c
 	const int32_t sums[8] = {a0, a1, a2, a3, b0, b1, b2, b3};
 
 	memcpy(acc, sums, sizeof(sums));
+}
+
+/*
+ * The upper word of the 64-bit hi * 2^32 + lo + acc * mult, lane by lane, shifted right by
+ * shift: tinyaot_requant_c (lo the rounding word c, or ~c for a negative acc, and hi + 1 less)
+ * and tinyaot_requant_line (lo acc itself) as the scalar code computes them. VMULH gives the
+ * product's signed upper word and VMUL its lower; the carry out of the lower words' sum is
+ * added where that sum wrapped below the product's lower word.
+ */
+static inline int32x4_t tinyaot_conv_mve_upper(int32x4_t acc, int32x4_t mult, int32x4_t hi,
+					       int32x4_t lo, int32x4_t shift)
+{
+	const uint32x4_t low = vreinterpretq_u32_s32(vmulq_s32(acc, mult));
+	const uint32x4_t sum = vaddq_u32(low, vreinterpretq_u32_s32(lo));
+	int32x4_t upper = vaddq_s32(vmulhq_s32(acc, mult), hi);
+
+	upper = vaddq_m_n_s32(upper, upper, 1, vcmphiq_u32(low, sum));
+	return vshlq_s32(upper, vnegq_s32(shift));
+}
+
+/* The four channels' outputs of one pixel, requantised with the block's table t. */
+static inline int32x4_t tinyaot_conv_mve_requant(const struct tinyaot_pair_job *job,
+						 const int32_t *t, int32x4_t acc)
+{
+	if (job->line) {
+		const int32x4x2_t q = vld2q_s32(t + 4);
+
+		return tinyaot_conv_mve_upper(acc, q.val[0], q.val[1], acc,
+					      vdupq_n_s32(TINYAOT_LINE_SHIFT));
+	}
+	const int32x4x4_t q = vld4q_s32(t + 4);
+	const int32x4_t s = vshrq_n_s32(acc, 31);
+
+	return tinyaot_conv_mve_upper(acc, q.val[0], vaddq_s32(q.val[1], s), veorq_s32(q.val[3], s),
+				      q.val[2]);
+}
+
+/* One pair of a job: every block, in the order of the portable routine (tinyaot/conv_fast.h). */
+static void tinyaot_conv_mve_blocks(const struct tinyaot_pair_job *job, const int8_t *const *run,
+				    int32_t runs, int8_t *out_a, int8_t *out_b)
+{
+	const int32_t depth = runs * job->len;
+	const int8_t *w = job->weights;
+	const int32_t *t = job->table;
+	const int32x4_t lo = vdupq_n_s32(job->act_min);
+	const int32x4_t hi = vdupq_n_s32(job->act_max);
+
+	for (int32_t k = 0; k < job->blocks; k++) {
+		const int32_t highest = job->out_step > 0 ? k == job->blocks - 1 : k == 0;
+		/* The highest block stores its last channels only, back bytes early. */
+		const mve_pred16_t store = vctp32q((uint32_t)(highest ? job->last : 4));
+		const int32_t back = highest ? job->back : 0;
+		int32_t acc[8] = {t[0], t[1], t[2], t[3], t[0], t[1], t[2], t[3]};
+		int32x4_t va, vb;
+
+		tinyaot_conv_dot_mve(run, runs, job->len, w, acc);
+		w += 4 * depth + job->weights_step;
+		va = tinyaot_conv_mve_requant(job, t, vld1q_s32(acc));
+		vb = tinyaot_conv_mve_requant(job, t, vld1q_s32(acc + 4));
+		vstrbq_p_s32(out_a - back, vmaxq_s32(vminq_s32(va, hi), lo), store);
+		vstrbq_p_s32(out_b - back, vmaxq_s32(vminq_s32(vb, hi), lo), store);
+		t = (const int32_t *)(const void *)((const uint8_t *)t + job->table_step);
+		out_a += job->out_step;
+		out_b += job->out_step;
+	}
+}
+
+void tinyaot_conv_pairs_mve(const struct tinyaot_pair_job *job)
+{
+	const int8_t *run[2 * TINYAOT_CONV_FAST_RUNS_MAX];
+	const int32_t n = (int32_t)(job->runs_end - job->run);
+
+	for (int32_t i = 0; i < job->pairs; i++) {
+		for (int32_t k = 0; k < n; k++) {
+			run[k] = job->run[k] + i * job->pair_step;
+		}
+		tinyaot_conv_mve_blocks(job, run, n / 2, job->out_a + i * job->pair_out,
+					job->out_b + i * job->pair_out);
+	}
 }
 #endif
