@@ -302,25 +302,34 @@ DW_NO_LIBCALLS void tinyaot_dwconv_fast_s8(const struct tinyaot_dwconv_fast_para
 	}
 }
 
-/* Channel c's output from its sum, requantised and clamped. */
-static inline int8_t tinyaot_dwconv_taps_out(const struct tinyaot_dwconv_taps_params *p,
-					     const int32_t *q, int32_t acc)
-{
-	const int32_t v = p->line ? tinyaot_requant_line(acc, q[1], q[2])
-				  : tinyaot_requant_c(acc, q[1], q[2], q[3], q[4]);
+/* The params the taps kernel reads per output, as values: through the pointer, every store
+ * of an int8 output (which may alias anything) would make the compiler load them again.
+ */
+struct tinyaot_taps_run {
+	const int32_t *table;
+	const int8_t *weights;
+	int32_t channels, words, line, act_min, act_max;
+};
 
-	return (int8_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+/* Channel c's output from its sum, requantised and clamped. */
+static inline int8_t tinyaot_dwconv_taps_out(const struct tinyaot_taps_run r, const int32_t *q,
+					     int32_t acc)
+{
+	const int32_t v = r.line ? tinyaot_requant_line(acc, q[1], q[2])
+				 : tinyaot_requant_c(acc, q[1], q[2], q[3], q[4]);
+
+	return (int8_t)tinyaot_clamp_i32(v, r.act_min, r.act_max);
 }
 
 /* Channels c to c + n - 1 (n 1 to 4) of one pixel, over its taps. */
-static inline void tinyaot_dwconv_taps_chunk(const struct tinyaot_dwconv_taps_params *p,
+static inline void tinyaot_dwconv_taps_chunk(const struct tinyaot_taps_run r,
 					     const int8_t *const *tap, int32_t taps, int32_t c,
 					     int32_t n, int8_t *out)
 {
-	const int32_t channels = p->d.in_c;
-	const int32_t words = p->line ? 3 : 5;
-	const int32_t *q = p->table + c * words;
-	const int8_t *w = p->weights + c;
+	const int32_t channels = r.channels;
+	const int32_t words = r.words;
+	const int32_t *q = r.table + c * words;
+	const int8_t *w = r.weights + c;
 
 	if (n == 4) {
 		int32_t a0 = q[0], a1 = q[words], a2 = q[2 * words], a3 = q[3 * words];
@@ -333,10 +342,10 @@ static inline void tinyaot_dwconv_taps_chunk(const struct tinyaot_dwconv_taps_pa
 			a2 += w[2] * x[2];
 			a3 += w[3] * x[3];
 		}
-		out[c] = tinyaot_dwconv_taps_out(p, q, a0);
-		out[c + 1] = tinyaot_dwconv_taps_out(p, q + words, a1);
-		out[c + 2] = tinyaot_dwconv_taps_out(p, q + 2 * words, a2);
-		out[c + 3] = tinyaot_dwconv_taps_out(p, q + 3 * words, a3);
+		out[c] = tinyaot_dwconv_taps_out(r, q, a0);
+		out[c + 1] = tinyaot_dwconv_taps_out(r, q + words, a1);
+		out[c + 2] = tinyaot_dwconv_taps_out(r, q + 2 * words, a2);
+		out[c + 3] = tinyaot_dwconv_taps_out(r, q + 3 * words, a3);
 		return;
 	}
 	for (int32_t j = 0; j < n; j++, q += words) {
@@ -345,7 +354,7 @@ static inline void tinyaot_dwconv_taps_chunk(const struct tinyaot_dwconv_taps_pa
 		for (int32_t t = 0; t < taps; t++) {
 			acc += w[t * channels + j] * tap[t][c + j];
 		}
-		out[c + j] = tinyaot_dwconv_taps_out(p, q, acc);
+		out[c + j] = tinyaot_dwconv_taps_out(r, q, acc);
 	}
 }
 
@@ -359,6 +368,15 @@ void tinyaot_dwconv_taps_s8(const struct tinyaot_dwconv_taps_params *p, const in
 	/* The last chunk's channels: 1 to 4. */
 	const int32_t rest = channels - 4 * ((channels - 1) / 4);
 	const int8_t *tap[TINYAOT_DWCONV_TAPS_MAX];
+	const struct tinyaot_taps_run r = {
+		.table = p->table,
+		.weights = p->weights,
+		.channels = channels,
+		.words = p->line ? 3 : 5,
+		.line = p->line,
+		.act_min = p->act_min,
+		.act_max = p->act_max,
+	};
 
 	for (int32_t i = 0; i < pixels; i++) {
 		int32_t b, oy, ox;
@@ -381,15 +399,15 @@ void tinyaot_dwconv_taps_s8(const struct tinyaot_dwconv_taps_params *p, const in
 			}
 		}
 		if (d->reverse) {
-			tinyaot_dwconv_taps_chunk(p, tap, taps, channels - rest, rest, out);
+			tinyaot_dwconv_taps_chunk(r, tap, taps, channels - rest, rest, out);
 			for (int32_t c = channels - rest - 4; c >= 0; c -= 4) {
-				tinyaot_dwconv_taps_chunk(p, tap, taps, c, 4, out);
+				tinyaot_dwconv_taps_chunk(r, tap, taps, c, 4, out);
 			}
 		} else {
 			for (int32_t c = 0; c < channels - rest; c += 4) {
-				tinyaot_dwconv_taps_chunk(p, tap, taps, c, 4, out);
+				tinyaot_dwconv_taps_chunk(r, tap, taps, c, 4, out);
 			}
-			tinyaot_dwconv_taps_chunk(p, tap, taps, channels - rest, rest, out);
+			tinyaot_dwconv_taps_chunk(r, tap, taps, channels - rest, rest, out);
 		}
 	}
 }
