@@ -218,9 +218,11 @@ BUILT_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     "dw_clamped": (lambda: tb.build(tb.depthwise_conv2d(tb.ACT.RELU6)), DWCONV),
     "conv_shift1": (conv_shift1, CONV),
     # Whole blocks and 49 pixels (the pixel routine; runs of 4 bytes: the DSP routine);
-    # six channels (_part).
+    # six channels (_part); ten channels over 3x3 windows, 25 pixels (the DSP _part routine
+    # with three blocks, the highest moved back two bytes, and a lone last pixel).
     "conv_relu6_c8": (conv_relu6(8, 3, 7), CONV),
     "conv_relu6_c6": (conv_relu6(6, 1, 5), CONV),
+    "conv_relu6_c10": (conv_relu6(10, 3, 5), CONV),
 }
 PLACEMENTS = ["planned", "forward", "reverse"]
 
@@ -424,14 +426,14 @@ def test_dw3x3_rounding_low_word():
 
 
 def test_dsp_layout_where_runs_allow(models):
-    """Convolutions whose runs are all multiples of 4 bytes, with whole blocks and the clamp of
-    int8, get the DSP routine's weights where TINYAOT_DSP_KERNELS: the same weights, per block,
-    half, four inputs and channel."""
+    """Convolutions whose runs are all multiples of 4 bytes get the DSP routine's weights where
+    TINYAOT_DSP_KERNELS: the same weights, per block, half, four inputs and channel; a partial
+    block takes tinyaot_conv_pairs_dsp_part."""
     want = {
         "conv_1x1": True,
         "conv_1x1_c12": True,
         "conv_1x1_s2": True,
-        "conv_3x3_s2_oc6": False,  # a partial block: tinyaot_conv_pairs_part
+        "conv_3x3_s2_oc6": True,  # a partial block: tinyaot_conv_pairs_dsp_part
         "conv_3x3_valid_c40": True,
         "conv_5x5": True,
         "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
@@ -447,9 +449,11 @@ def test_dsp_layout_where_runs_allow(models):
         if not dsp:
             assert params["pairs"].dsp == params["pairs"].default, name
             continue
-        pairs = Routine("tinyaot_conv_pairs")
-        assert params["pairs"] == ByTarget(pairs, Routine("tinyaot_conv_pairs_dsp"), mve), name
         d = params["d"]
+        part = "_part" if d["out_c"] % 4 else ""
+        pairs = Routine(f"tinyaot_conv_pairs{part}")
+        want = ByTarget(pairs, Routine(f"tinyaot_conv_pairs_dsp{part}"), mve)
+        assert params["pairs"] == want, name
         depth = d["k_h"] * d["k_w"] * d["in_c"]
         blocks = (d["out_c"] + 3) // 4
         # The default layout: per block, per input, the block's four channels.
@@ -481,7 +485,7 @@ def test_clamped_cases_clamp(models):
             ByTarget(Routine("tinyaot_conv_pairs"), Routine("tinyaot_conv_pairs_dsp"), mve),
             ByTarget(Routine("tinyaot_conv_single"), None, None),
         ),
-        "conv_relu6_c6": (ByTarget(part, part, mve), None),
+        "conv_relu6_c6": (ByTarget(part, Routine("tinyaot_conv_pairs_dsp_part"), mve), None),
     }
     for name, (pairs, single) in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
@@ -502,17 +506,20 @@ def test_short_rows_read_in_place(models):
 
 def test_partial_blocks(models):
     """Over four channels not a multiple of 4, the highest block holds the last four and the
-    _part routines run; the shift-1 case has one_sided's words (e - 1 = 0, c = 3 * 2^30)."""
+    _part routines run (on DSP cores tinyaot_conv_pairs_dsp_part, whose runs all allow it);
+    the shift-1 case has one_sided's words (e - 1 = 0, c = 3 * 2^30)."""
     want = {
         "conv_3x3_s2_oc6": "tinyaot_conv_pairs_part",
         "conv_3x3_s2_oc6_relu": "tinyaot_conv_pairs_line_part",
         "conv_1x1_oc10_relu": "tinyaot_conv_pairs_line_part",
         "conv_shift1": "tinyaot_conv_pairs_part",
     }
+    mve = Routine("tinyaot_conv_pairs_mve")
     for name, routine in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
-        assert params["pairs"] == Routine(routine) and params["single"] is None, name
+        pairs = ByTarget(Routine(routine), Routine("tinyaot_conv_pairs_dsp_part"), mve)
+        assert params["pairs"] == pairs and params["single"] is None, name
         out_c = params["d"]["out_c"]
         np.testing.assert_array_equal(
             fast.block_channels(out_c)[-4:], np.arange(out_c - 4, out_c), name

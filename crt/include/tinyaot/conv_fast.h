@@ -57,7 +57,9 @@ enum tinyaot_conv_fast_mode {
  *   tinyaot_conv_pairs      whole blocks and the clamp of int8: Thumb-2 assembly on Cortex-M3
  *                           and up, tinyaot_conv_pairs_c elsewhere (tinyaot_conv_pairs_line
  *                           for line tables);
- *   tinyaot_conv_pairs_dsp  the same where TINYAOT_DSP_KERNELS, with the weights in its layout;
+ *   tinyaot_conv_pairs_dsp  the same where TINYAOT_DSP_KERNELS, with the weights in its layout
+ *                           (tinyaot_conv_pairs_dsp_part: out_c over 4 not a multiple of 4,
+ *                           as tinyaot_conv_pairs_part);
  *   tinyaot_conv_pairs_part the clamp of int8 and out_c over 4 not a multiple of 4 (the highest
  *                           block repeats channels of the one below, see `back`): the same
  *                           assembly, with the highest block's outputs moved
@@ -82,6 +84,7 @@ tinyaot_pair_fn tinyaot_conv_single;
 tinyaot_pair_fn tinyaot_conv_single_line;
 #if TINYAOT_DSP_KERNELS
 tinyaot_pair_fn tinyaot_conv_pairs_dsp;
+tinyaot_pair_fn tinyaot_conv_pairs_dsp_part;
 #endif
 #if TINYAOT_MVE_KERNELS
 /* Any job, with Helium (crt/src/mve/conv_mve.c), the weights in its layout. */

@@ -167,16 +167,6 @@
 	lsl ip, r7, #1
 	str ip, [sp, #pair_tback]
 .endm
-/* Where the requantisation starts for the job's table: sign or line. */
-.macro pair_req sign, line
-	ldr r4, [r0, #TINYAOT_PAIR_JOB_LINE]
-	adr r0, \sign
-	cbz r4, 1f
-	adr r0, \line
-1:
-	orr r0, r0, #1
-	str r0, [sp, #pair_req]
-.endm
 /* One run (pointwise, or a copied window) or several: where a block's runs start
  * (single, multi; no single: the caller sets it) and where to go after a run (the frame
  * slot after_single, the label after_multi). One run's pointers, and where it ends (r3
@@ -395,10 +385,8 @@ tinyaot_conv_pairs_body:
 	.size tinyaot_conv_pairs_body, .-tinyaot_conv_pairs_body
 	.popsection
 
-/* An entry in its own section: the address of its finish (what follows) in ip, then
- * the shared body. The pixel routines below are made the same way.
- */
-.macro conv_entry name, body, finish
+/* A global routine in its own section, so that a model links only the ones it names. */
+.macro routine_begin name
 	.pushsection .text.\name,"ax",%progbits
 	.p2align 2
 	.global \name
@@ -406,6 +394,12 @@ tinyaot_conv_pairs_body:
 	.type \name, %function
 	.thumb_func
 	\name:
+.endm
+/* An entry in its own section: the address of its finish (what follows) in ip, then
+ * the shared body. The pixel routines below are made the same way.
+ */
+.macro conv_entry name, body, finish
+	routine_begin \name
 	adr ip, 1f
 	b \body
 1:
@@ -428,8 +422,11 @@ tinyaot_conv_pairs_body:
  * pairs and the three pointers in registers: 20 instructions per 16 multiply-accumulates,
  * unrolled four times. The weights are in the layout the compiler writes for this routine
  * (tinyaot_conv_fast_params.dsp): per block, per half, per four inputs, each channel's word;
- * it does so only for an activation range of all of int8 and whole blocks, which is all the
- * routine handles.
+ * it does so where every run is a multiple of 4 bytes. tinyaot_conv_pairs_dsp takes whole
+ * blocks, tinyaot_conv_pairs_dsp_part a partial highest block (its outputs moved back, as
+ * tinyaot_conv_pairs_part's are); a clamp narrower than int8 is the caller's (clamp_after).
+ * Both enter one body with the addresses of their two requantisations, for tinyaot_requant_c()
+ * tables in ip and for line tables in r1, of which the body keeps the job's.
  *
  * In the loop: r4, r5 pixel a's accumulators of the half's two channels, r6, r7 pixel b's, r1 a,
  * r2 b, r3 weights; r8, r0 a's input pairs, r9, ip b's, r10, lr a channel's weight pairs. The
@@ -464,17 +461,18 @@ tinyaot_conv_pairs_body:
 	smlad r7, r9, r10, r7
 	smlad r7, ip, lr, r7
 .endm
-	.pushsection .text.tinyaot_conv_pairs_dsp,"ax",%progbits
+	.pushsection .text.tinyaot_conv_pairs_dsp_body,"ax",%progbits
 	.syntax unified
 	.thumb
 	.p2align 2
-	.global tinyaot_conv_pairs_dsp
-	.hidden tinyaot_conv_pairs_dsp
-	.type tinyaot_conv_pairs_dsp, %function
-	.thumb_func
-tinyaot_conv_pairs_dsp:
-	pair_enter dsp_frame
-	pair_req .Ldsp_req, .Ldsp_req_line
+	.type tinyaot_conv_pairs_dsp_body, %function
+tinyaot_conv_pairs_dsp_body:
+.Ldsp_body:
+	ldr r2, [r0, #TINYAOT_PAIR_JOB_LINE]
+	cbz r2, 1f
+	mov ip, r1
+1:
+	pair_enter dsp_frame, 1
 	str r3, [sp, #pair_len]
 	movs r4, #0
 	str r4, [sp, #dsp_half]
@@ -558,13 +556,24 @@ tinyaot_conv_pairs_dsp:
 	add r0, sp, #dsp_acc
 	ldm r0, {r4, r5, r8, r9}
 	ldr pc, [sp, #pair_req]
-.Ldsp_req:
-	pair_finish
-.Ldsp_req_line:
-	pair_finish_line
 	pair_tail .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame
-	.size tinyaot_conv_pairs_dsp, .-tinyaot_conv_pairs_dsp
+	.size tinyaot_conv_pairs_dsp_body, .-tinyaot_conv_pairs_dsp_body
 	.popsection
+
+.macro dsp_entry name, part
+	routine_begin \name
+	adr ip, 1f
+	adr r1, 2f
+	b .Ldsp_body
+1:
+	pair_finish \part
+2:
+	pair_finish_line \part
+	.size \name, .-\name
+	.popsection
+.endm
+	dsp_entry tinyaot_conv_pairs_dsp, 0
+	dsp_entry tinyaot_conv_pairs_dsp_part, 1
 #endif
 
 /*

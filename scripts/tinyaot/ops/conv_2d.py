@@ -191,11 +191,12 @@ def lower_fast(
     pairs = Routine(name if whole or part else "tinyaot_conv_pairs_c")
     single = Routine(f"tinyaot_conv_single{line}") if whole and odd else None
     params["pairs"], params["single"] = pairs, single
-    # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c) as well:
-    # the DSP routine's layout, a word of four consecutive weights per channel, which the
-    # pixel routine does not read.
+    # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c): the DSP
+    # routine's layout, a word of four consecutive weights per channel, which the pixel
+    # routine does not read. Its _part moves the highest block's outputs as the Thumb-2 one.
     runs4 = (depth if mode == PATCH else in_c) % 4 == 0
-    dsp = runs4 and whole
+    dsp = runs4 and (whole or part)
+    dsp_pairs = Routine("tinyaot_conv_pairs_dsp" if whole else "tinyaot_conv_pairs_dsp_part")
     # Helium's routine takes any job, a lone last pixel as a pair (single NULL): the portable
     # blocks with their sums by VMLADAVA, each channel's weights in a row.
     params["weights"] = ByTarget(
@@ -205,7 +206,7 @@ def lower_fast(
     )
     params["pairs"] = ByTarget(
         pairs,
-        Routine("tinyaot_conv_pairs_dsp") if dsp else pairs,
+        dsp_pairs if dsp else pairs,
         Routine("tinyaot_conv_pairs_mve"),
     )
     params["single"] = ByTarget(single, None if dsp else single, None) if single else None
