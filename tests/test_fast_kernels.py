@@ -29,7 +29,7 @@ from reference import Reference
 from tinyaot import codegen, fast, frontend, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
 from tinyaot.lowering import ByTarget, Routine
-from tinyaot.ops.conv_2d import PATCH, ROWS
+from tinyaot.ops.conv_2d import MVE_MIN_DEPTH, PATCH, ROWS
 from tinyaot.ops.depthwise_conv_2d import dw3x3_dsp_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
@@ -425,10 +425,22 @@ def test_dw3x3_rounding_low_word():
     assert min(picked.values()) > 50, picked
 
 
+def helium_pairs(params: dict) -> Routine | None:
+    """tinyaot_conv_pairs_mve, or None (Helium's cores take the dsp value) for a window
+    shallower than conv_2d.MVE_MIN_DEPTH that the DSP routine reads."""
+    d = params["d"]
+    dsp = params["weights"].dsp is not params["weights"].default
+    if dsp and d["k_h"] * d["k_w"] * d["in_c"] < MVE_MIN_DEPTH:
+        return None
+    return Routine("tinyaot_conv_pairs_mve")
+
+
 def test_dsp_layout_where_runs_allow(models):
     """Convolutions whose runs are all multiples of 4 bytes get the DSP routine's weights where
     TINYAOT_DSP_KERNELS: the same weights, per block, half, four inputs and channel; a partial
-    block takes tinyaot_conv_pairs_dsp_part."""
+    block takes tinyaot_conv_pairs_dsp_part. Helium's routine for all but the 1x1 windows over
+    8 to 16 channels, too shallow for it."""
+    shallow = {"conv_1x1", "conv_1x1_s2", "conv_1x1_c12"}
     want = {
         "conv_1x1": True,
         "conv_1x1_c12": True,
@@ -439,13 +451,15 @@ def test_dsp_layout_where_runs_allow(models):
         "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
         "conv_3x3_c3": False,  # rows of 9 bytes
     }
-    mve = Routine("tinyaot_conv_pairs_mve")
     for name, dsp in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
-        # Helium's layout and routine for every one (test_mve_kernels checks them).
+        # Helium's layout and routine where deep enough (test_mve_kernels checks them).
         assert (params["weights"].dsp is not params["weights"].default) == dsp, name
+        mve = helium_pairs(params)
+        assert (mve is None) == (name in shallow), name
         assert params["pairs"].mve == mve, name
+        assert (params["weights"].mve is None) == (mve is None), name
         if not dsp:
             assert params["pairs"].dsp == params["pairs"].default, name
             continue
@@ -466,7 +480,8 @@ def test_dsp_layout_where_runs_allow(models):
 def test_clamped_cases_clamp(models):
     """The hand-built cases really clamp inside int8. Under four channels, and for depthwise,
     the portable routines run; with four or more, the Thumb-2 ones and clamp_after (on
-    Helium, tinyaot_conv_pairs_mve for all the convolutions)."""
+    Helium, tinyaot_conv_pairs_mve but for the 1x1 window over 4 channels, which takes the
+    DSP routine)."""
     mve = Routine("tinyaot_conv_pairs_mve")
     for name in (n for n in BUILT_CASES if "clamped" in n):
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
@@ -485,7 +500,7 @@ def test_clamped_cases_clamp(models):
             ByTarget(Routine("tinyaot_conv_pairs"), Routine("tinyaot_conv_pairs_dsp"), mve),
             ByTarget(Routine("tinyaot_conv_single"), None, None),
         ),
-        "conv_relu6_c6": (ByTarget(part, Routine("tinyaot_conv_pairs_dsp_part"), mve), None),
+        "conv_relu6_c6": (ByTarget(part, Routine("tinyaot_conv_pairs_dsp_part"), None), None),
     }
     for name, (pairs, single) in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
@@ -507,17 +522,19 @@ def test_short_rows_read_in_place(models):
 def test_partial_blocks(models):
     """Over four channels not a multiple of 4, the highest block holds the last four and the
     _part routines run (on DSP cores tinyaot_conv_pairs_dsp_part, whose runs all allow it);
-    the shift-1 case has one_sided's words (e - 1 = 0, c = 3 * 2^30)."""
+    the shift-1 case has one_sided's words (e - 1 = 0, c = 3 * 2^30). On Helium
+    tinyaot_conv_pairs_mve, but for the 1x1 windows over 8 channels (the DSP routine)."""
     want = {
         "conv_3x3_s2_oc6": "tinyaot_conv_pairs_part",
         "conv_3x3_s2_oc6_relu": "tinyaot_conv_pairs_line_part",
         "conv_1x1_oc10_relu": "tinyaot_conv_pairs_line_part",
         "conv_shift1": "tinyaot_conv_pairs_part",
     }
-    mve = Routine("tinyaot_conv_pairs_mve")
     for name, routine in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
+        mve = helium_pairs(params)
+        assert (mve is None) == (name in ("conv_1x1_oc10_relu", "conv_shift1")), name
         pairs = ByTarget(Routine(routine), Routine("tinyaot_conv_pairs_dsp_part"), mve)
         assert params["pairs"] == pairs and params["single"] is None, name
         out_c = params["d"]["out_c"]

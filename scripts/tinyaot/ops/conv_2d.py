@@ -107,6 +107,12 @@ PATCH_MAX, RUNS_MAX = 128, 16
 # patch is whole words for whole blocks the DSP routine reads it and not such rows: up to
 # SHORT_DSP bytes they keep the patch.
 SHORT, SHORT_DSP = 2, 8
+# Windows shallower than this take the DSP routine on Helium's cores too, where it applies:
+# the Helium routine's cost per pair of pixels (run pointers, a call per block) is not paid
+# back by so few MACs. Cortex-M55 (bench.py --board mps3-an547 --layers), VWW's pointwise
+# layers over 8 and 16 channels 4.04 and 2.06 instructions per MAC on Helium, 2.51 and 1.86
+# on the DSP routine; over 32 channels 1.12 on Helium, 1.58 on the DSP routine.
+MVE_MIN_DEPTH = 17
 
 
 def fast_mode(dims: dict[str, int], in_c: int) -> int | None:
@@ -199,15 +205,16 @@ def lower_fast(
     dsp_pairs = Routine("tinyaot_conv_pairs_dsp" if whole else "tinyaot_conv_pairs_dsp_part")
     # Helium's routine takes any job, a lone last pixel as a pair (single NULL): the portable
     # blocks with their sums by VMLADAVA, each channel's weights in a row.
+    mve = depth >= MVE_MIN_DEPTH or not dsp
     params["weights"] = ByTarget(
         grouped,
         dsp_weights(padded, blocks, depth) if dsp else grouped,
-        ConstArray("int8_t", padded.reshape(-1).astype(np.int8)),
+        ConstArray("int8_t", padded.reshape(-1).astype(np.int8)) if mve else None,
     )
     params["pairs"] = ByTarget(
         pairs,
         dsp_pairs if dsp else pairs,
-        Routine("tinyaot_conv_pairs_mve"),
+        Routine("tinyaot_conv_pairs_mve") if mve else None,
     )
     params["single"] = ByTarget(single, None if dsp else single, None) if single else None
     return KernelCall(
