@@ -461,8 +461,9 @@ def speed_table(results: list[Result], opt: str) -> str:
                 _num(r.cycles / r.macs if r.cycles and r.macs else None),
                 "-" if t is None else str(t.instructions),
                 "-" if t is None else str(t.cycles),
-                "-" if t is None else _num(t.instructions_ratio),
-                "-" if t is None else _num(t.cycles_ratio),
+                # From the counts: the JSON's ratios are rounded to 3 places already.
+                "-" if t is None else _num(r.instructions / t.instructions),
+                "-" if t is None else _num(r.cycles / t.cycles),
             ]
         )
     return _table(rows, right={1, *range(3, 10)})

@@ -57,3 +57,17 @@ def test_weights_follow_the_manuals() -> None:
     m4 = 10 + 2 + 8 + 4 + 6 + 3 + 2 * p + 2 + 15 + 14
     assert cycles.estimate(counts, "cortex-m55") == m4 + 14 + 6 + 2
     assert cycles.total(counts) == 10 + 2 + 4 + 4 + 1 + 3 + 8 + 12
+
+
+def test_speed_table_ratios_from_the_counts() -> None:
+    """The table's ratios are rounded once, from the counts: 4258530 / 7678708 = 0.5546 is 0.55
+    (the JSON's ratio, 0.555 to 3 places, would print as 0.56)."""
+    import bench  # noqa: PLC0415
+
+    tflm = bench.TflmResult("mps2-an505", 7678708, 9350348, {}, True, 0, 0, 0.555, 0.578)
+    result = bench.Result(
+        "kws", 13, 2656768, 8320, 16000, 24272, 0.34, {}, "mps2-an505", "mps2-an505",
+        4258530, 1.6, True, 0.1, cycles=5404703, tflm=tflm,
+    )  # fmt: skip
+    row = bench.speed_table([result], "-O2").splitlines()[-1].split()
+    assert row[-2:] == ["0.55", "0.58"]
