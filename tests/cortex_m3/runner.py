@@ -477,6 +477,8 @@ def link(objects: Objects, board: str = "lm3s6965evb", extra_ldflags: Sequence[s
         f"-Wl,-Map={workdir / f'{name}.map'}",
         # The cross-reference table tells flash_split() which library members the model uses.
         "-Wl,--cref",
+        # The board's script INCLUDEs sections.ld, found beside it.
+        f"-L{HARNESS_DIR}",
         "-T",
         str(HARNESS_DIR / LINKER_SCRIPTS[board]),
         *(str(p) for p in objects.paths),
