@@ -438,9 +438,8 @@ def helium_pairs(params: dict) -> Routine | None:
 def test_dsp_layout_where_runs_allow(models):
     """Convolutions whose runs are all multiples of 4 bytes get the DSP routine's weights where
     TINYAOT_DSP_KERNELS: the same weights, per block, half, four inputs and channel; a partial
-    block takes tinyaot_conv_pairs_dsp_part. Helium's routine for all but the 1x1 windows over
-    8 to 16 channels, too shallow for it."""
-    shallow = {"conv_1x1", "conv_1x1_s2", "conv_1x1_c12"}
+    block takes tinyaot_conv_pairs_dsp_part. Helium's routine for all: none is shallower than
+    conv_2d.MVE_MIN_DEPTH (tests/test_mve_kernels.py has one that is)."""
     want = {
         "conv_1x1": True,
         "conv_1x1_c12": True,
@@ -457,7 +456,7 @@ def test_dsp_layout_where_runs_allow(models):
         # Helium's layout and routine where deep enough (test_mve_kernels checks them).
         assert (params["weights"].dsp is not params["weights"].default) == dsp, name
         mve = helium_pairs(params)
-        assert (mve is None) == (name in shallow), name
+        assert mve == Routine("tinyaot_conv_pairs_mve"), name
         assert params["pairs"].mve == mve, name
         assert (params["weights"].mve is None) == (mve is None), name
         if not dsp:
@@ -523,7 +522,7 @@ def test_partial_blocks(models):
     """Over four channels not a multiple of 4, the highest block holds the last four and the
     _part routines run (on DSP cores tinyaot_conv_pairs_dsp_part, whose runs all allow it);
     the shift-1 case has one_sided's words (e - 1 = 0, c = 3 * 2^30). On Helium
-    tinyaot_conv_pairs_mve, but for the 1x1 windows over 8 channels (the DSP routine)."""
+    tinyaot_conv_pairs_mve."""
     want = {
         "conv_3x3_s2_oc6": "tinyaot_conv_pairs_part",
         "conv_3x3_s2_oc6_relu": "tinyaot_conv_pairs_line_part",
@@ -534,7 +533,7 @@ def test_partial_blocks(models):
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
         mve = helium_pairs(params)
-        assert (mve is None) == (name in ("conv_1x1_oc10_relu", "conv_shift1")), name
+        assert mve == Routine("tinyaot_conv_pairs_mve"), name
         pairs = ByTarget(Routine(routine), Routine("tinyaot_conv_pairs_dsp_part"), mve)
         assert params["pairs"] == pairs and params["single"] is None, name
         out_c = params["d"]["out_c"]

@@ -122,11 +122,12 @@ def conv_model(
 # name: model bytes, for tinyaot_conv_pairs_mve: runs of len % 16 == 0 and not, whole windows
 # read in place and clipped ones copied, a lone last pixel, blocks of four and the highest
 # one repeating channels (out_c 6) or under four channels, a clamp inside int8 (clamp_after),
-# the line tables of a ReLU with the output zero point -128. conv_1x1_c16_oc8's window is
-# too shallow for Helium (conv_2d.MVE_MIN_DEPTH): it runs the DSP routine on the M55.
+# the line tables of a ReLU with the output zero point -128. conv_1x1_c4_oc8's window is too
+# shallow for Helium (conv_2d.MVE_MIN_DEPTH): it runs the DSP routine on the M55.
 CONV_CASES = {
     "conv_1x1_c32_oc24": lambda: conv_model((32, 24), (1, 1), (5, 7), seed=11),
     "conv_1x1_c16_oc8": lambda: conv_model((16, 8), (1, 1), (5, 7), seed=19),
+    "conv_1x1_c4_oc8": lambda: conv_model((4, 8), (1, 1), (5, 7), seed=20),
     "conv_3x3_c3_oc8": lambda: conv_model((3, 8), (3, 3), (7, 6), seed=12),
     "conv_3x3_s2_c16_oc6": lambda: conv_model((16, 6), (3, 3), (9, 9), 2, seed=13),
     "conv_3x3_valid_c40": lambda: conv_model((40, 8), (3, 3), (6, 5), same=False, seed=14),
@@ -189,7 +190,7 @@ def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
         call = c.steps[-1].call
         assert call.function == CONV, name
         params = call.params
-        if name == "conv_1x1_c16_oc8":
+        if name == "conv_1x1_c4_oc8":
             assert params["pairs"].mve is None and params["weights"].mve is None
             assert params["pairs"].dsp == Routine("tinyaot_conv_pairs_dsp")
             continue

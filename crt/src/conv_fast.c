@@ -108,9 +108,9 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 
 #if TINYAOT_ASM_THUMB2
 /*
- * The routines are Thumb-2 assembly, crt/src/thumb2/conv_routines.S, which has the job's layout
- * (tinyaot/asm_layout.h), the tables' sizes (80 and 48 bytes a block) and the line
- * requantisation's shift (asr #2) built in.
+ * The routines are Thumb-2 assembly, crt/src/thumb2/conv_routines.S (and on Helium's cores
+ * crt/src/mve/conv_blocks_mve.S), which has the job's layout (tinyaot/asm_layout.h), the
+ * tables' sizes (80 and 48 bytes a block) and the line requantisation's shift (asr #2) built in.
  */
 typedef char tinyaot_pixel_table_layout
 	[TINYAOT_CONV_FAST_TABLE == 20 && TINYAOT_CONV_FAST_LINE_TABLE == 12 ? 1 : -1];
@@ -127,6 +127,9 @@ typedef char tinyaot_pair_job_layout
 	  offsetof(struct tinyaot_pair_job, out_b) == TINYAOT_PAIR_JOB_OUT_B &&
 	  offsetof(struct tinyaot_pair_job, out_step) == TINYAOT_PAIR_JOB_OUT_STEP &&
 	  offsetof(struct tinyaot_pair_job, blocks) == TINYAOT_PAIR_JOB_BLOCKS &&
+	  offsetof(struct tinyaot_pair_job, act_min) == TINYAOT_PAIR_JOB_ACT_MIN &&
+	  offsetof(struct tinyaot_pair_job, act_max) == TINYAOT_PAIR_JOB_ACT_MAX &&
+	  offsetof(struct tinyaot_pair_job, last) == TINYAOT_PAIR_JOB_LAST &&
 	  offsetof(struct tinyaot_pair_job, pairs) == TINYAOT_PAIR_JOB_PAIRS &&
 	  offsetof(struct tinyaot_pair_job, pair_step) == TINYAOT_PAIR_JOB_PAIR_STEP &&
 	  offsetof(struct tinyaot_pair_job, pair_out) == TINYAOT_PAIR_JOB_PAIR_OUT &&

@@ -108,11 +108,12 @@ PATCH_MAX, RUNS_MAX = 128, 16
 # SHORT_DSP bytes they keep the patch.
 SHORT, SHORT_DSP = 2, 8
 # Windows shallower than this take the DSP routine on Helium's cores too, where it applies:
-# the Helium routine's cost per pair of pixels (run pointers, a call per block) is not paid
-# back by so few MACs. Cortex-M55 (bench.py --board mps3-an547 --layers), VWW's pointwise
-# layers over 8 and 16 channels 4.04 and 2.06 instructions per MAC on Helium, 2.51 and 1.86
-# on the DSP routine; over 32 channels 1.12 on Helium, 1.58 on the DSP routine.
-MVE_MIN_DEPTH = 17
+# the Helium routine's fixed cost per block of a pair of pixels (two passes over the runs, the
+# vector requantisation, about 110 instructions) is not paid back by so few MACs. Cortex-M55
+# (bench.py --board mps3-an547 --layers): a window 4 deep (armzoo_har_cnn's first layer) 4.62
+# instructions per MAC on Helium, 4.31 on the DSP routine; VWW's pointwise layers over 8 and
+# 16 channels 2.34 and 1.05 on Helium, 2.51 and 1.86 on the DSP routine.
+MVE_MIN_DEPTH = 8
 
 
 def fast_mode(dims: dict[str, int], in_c: int) -> int | None:
