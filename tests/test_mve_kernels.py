@@ -6,7 +6,8 @@ FULLY_CONNECTED: depths with and without a tail of depth % 16 inputs (the predic
 step), under 16 inputs (only that one), unit counts not a multiple of four (the highest block
 is the last four units; under four, zero weights fill it), several batch rows, per-tensor and
 per-channel weights, input zero points other than 0, and an activation that clamps inside
-int8. CONV_2D: see CONV_CASES. Each case is one firmware at -O2 with all its input sets.
+int8. CONV_2D: see CONV_CASES; AVERAGE_POOL_2D: POOL_CASES. Each case is one firmware at -O2
+with all its input sets.
 """
 
 from __future__ import annotations
@@ -141,7 +142,52 @@ CONV_CASES = {
         (20, 10), (1, 1), (3, 5), activation=tb.ACT.RELU, out_q=(0.02, -128), seed=18
     ),
 }
-CASES = {**FC_CASES, **CONV_CASES}
+
+
+def pool_model(
+    c: int,
+    size: tuple[int, int],
+    k: int,
+    stride: int,
+    activation: int = tb.ACT.NONE,
+    out_q: tuple[float, int] = (0.05, -3),
+) -> bytes:
+    """One int8 AVERAGE_POOL_2D of c channels over size = (h, w), a k x k window, SAME."""
+    (h, w), q = size, ([0.05], [-3])
+    out = [1, -(-h // stride), -(-w // stride), c]
+    options = {
+        "Padding": tb.PADDING.SAME,
+        "StrideW": stride,
+        "StrideH": stride,
+        "FilterWidth": k,
+        "FilterHeight": k,
+        "FusedActivationFunction": activation,
+    }
+    model = tb.Model(
+        subgraphs=[
+            tb.SubGraph(
+                tensors=[
+                    tb.Tensor("input", [1, h, w, c], tb.INT8, 0, *q),
+                    tb.Tensor("output", out, tb.INT8, 0, [out_q[0]], [out_q[1]]),
+                ],
+                operators=[tb.Operator(0, [0], [1], "Pool2DOptions", options)],
+                inputs=[0],
+                outputs=[1],
+            )
+        ],
+        opcodes=[tb.OpCode(tb.OPS.AVERAGE_POOL_2D)],
+    )
+    return tb.build(model)
+
+
+# name: model bytes, for Helium's AVERAGE_POOL_2D: chunks of 16 channels and a last one of 4
+# (predicated loads), windows clipped by the padding (other counts), a global pool over 125
+# cells as KWS's, and RELU6 clamping inside int8 (output scale 0.05: 6.0 is 117 over -3).
+POOL_CASES = {
+    "avg_3x3_s2_c36": lambda: pool_model(36, (7, 6), 3, 2),
+    "avg_global_c24_relu6": lambda: pool_model(24, (25, 5), 25, 25, tb.ACT.RELU6),
+}
+CASES = {**FC_CASES, **CONV_CASES, **POOL_CASES}
 
 
 @pytest.fixture(scope="module")
@@ -205,6 +251,13 @@ def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
         assert np.array_equal(params["weights"].mve.values.reshape(want.shape), want), name
     line = compiled(models["conv_1x1_c20_oc10_relu"]).steps[-1].call.params["line"]
     assert line == 1
+
+
+def test_pool_cases_run_the_int8_kernel(models: dict[str, Path]) -> None:
+    """The pooling cases are the int8 AVERAGE_POOL_2D kernel (Helium's on the M55), not a
+    rewrite into another op."""
+    for name in POOL_CASES:
+        assert compiled(models[name]).steps[-1].call.function == "tinyaot_avg_pool_s8", name
 
 
 def inputs_for(ref: Reference, seed: int) -> list[list[np.ndarray]]:

@@ -2,7 +2,18 @@
  * Element order as in the convolutions (pixel by pixel, or exactly the reverse).
  */
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/isa.h>
 #include <tinyaot/pooling.h>
+
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+#endif
+
+/* Round half away from zero, as TFLite does. */
+static inline int32_t tinyaot_avg_round(int32_t acc, int32_t count)
+{
+	return acc > 0 ? (acc + count / 2) / count : (acc - count / 2) / count;
+}
 
 /* int8 and int16 alike (TFLite's two integer AveragePool are the same steps); wide is a
  * constant in each caller, so each gets plain loads and stores of its type.
@@ -47,10 +58,7 @@ static inline void tinyaot_avg_pool_q(const struct tinyaot_pool_s8_params *p, co
 				}
 			}
 			for (int32_t k = 0; k < step; k++) {
-				/* Round half away from zero, as TFLite does. */
-				const int32_t v = acc[k] > 0 ? (acc[k] + count / 2) / count
-							     : (acc[k] - count / 2) / count;
-
+				const int32_t v = tinyaot_avg_round(acc[k], count);
 				const int32_t o = pix * d->channels + c + k;
 				const int32_t r = tinyaot_clamp_i32(v, p->act_min, p->act_max);
 
@@ -64,10 +72,72 @@ static inline void tinyaot_avg_pool_q(const struct tinyaot_pool_s8_params *p, co
 	}
 }
 
+#if TINYAOT_MVE_KERNELS
+/*
+ * int8 with Helium: per output pixel, 16 channels at a time, each window cell four widening
+ * VLDRB (the last chunk's lanes past the channels predicated off, so nothing past them is read)
+ * and four VADD into int32 lanes; then each channel's rounded division as above. Each read
+ * comes no later and each write no earlier than in the portable loop's order (the chunk's
+ * outputs are written after all its sums), so the planner's overlap gaps hold.
+ */
+static void tinyaot_avg_pool_s8_mve(const struct tinyaot_pool_s8_params *p, const int8_t *input,
+				    int8_t *output)
+{
+	const struct tinyaot_pool_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t chunks = (d->channels + 15) / 16;
+
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox, y0, y1, x0, x1;
+		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
+		const int8_t *in_b = input + b * d->in_h * d->in_w * d->channels;
+
+		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
+		const int32_t count = (y1 - y0) * (x1 - x0);
+
+		for (int32_t t = 0; t < chunks; t++) {
+			const int32_t c = 16 * (d->reverse ? chunks - 1 - t : t);
+			const int32_t n = d->channels - c < 16 ? d->channels - c : 16;
+			mve_pred16_t live[4];
+			int32x4_t s[4];
+			int32_t sums[16];
+
+			for (int32_t k = 0; k < 4; k++) {
+				live[k] = vctp32q((uint32_t)(n > 4 * k ? n - 4 * k : 0));
+				s[k] = vdupq_n_s32(0);
+			}
+			for (int32_t y = y0; y < y1; y++) {
+				const int8_t *q = in_b + (y * d->in_w + x0) * d->channels + c;
+
+				for (int32_t x = x0; x < x1; x++, q += d->channels) {
+					for (int32_t k = 0; k < 4; k++) {
+						s[k] = vaddq_s32(s[k],
+								 vldrbq_z_s32(q + 4 * k, live[k]));
+					}
+				}
+			}
+			for (int32_t k = 0; k < 4; k++) {
+				vst1q_s32(&sums[4 * k], s[k]);
+			}
+			for (int32_t k = 0; k < n; k++) {
+				const int32_t v = tinyaot_avg_round(sums[k], count);
+
+				output[pix * d->channels + c + k] =
+					(int8_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+			}
+		}
+	}
+}
+#endif
+
 void tinyaot_avg_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
 			 int8_t *output)
 {
+#if TINYAOT_MVE_KERNELS
+	tinyaot_avg_pool_s8_mve(p, input, output);
+#else
 	tinyaot_avg_pool_q(p, input, output, 0);
+#endif
 }
 
 void tinyaot_avg_pool_s16(const struct tinyaot_pool_s8_params *p, const int16_t *input,
