@@ -602,6 +602,7 @@ def test_line_tables_where_relu(models):
             block = params["block"]
             assert block.default.name.startswith("tinyaot_dw3x3_line_") == relu, name
             assert block.dsp.name.startswith("tinyaot_dw3x3_dsp_line_") == relu, name
+            assert block.mve.name.startswith("tinyaot_dw3x3_mve_line_") == relu, name
 
 
 def shared_requants(name: str) -> list[tuple[np.ndarray, fast.Requant, int, list, list]]:
@@ -712,7 +713,10 @@ def test_dw_groups(models):
         assert (params["group"], got_tail) == (group, tail), name
         if tail is not None:
             dsp = tail.replace("tinyaot_dw3x3_", "tinyaot_dw3x3_dsp_")
-            assert params["tail"] == ByTarget(Routine(tail), Routine(dsp)), name
+            # Helium's routine takes any width: one per stride and records.
+            mve = "tinyaot_dw3x3_mve_" + tail.removeprefix("tinyaot_dw3x3_").rsplit("_n")[0]
+            want = ByTarget(Routine(tail), Routine(dsp), Routine(mve))
+            assert params["tail"] == want, name
 
 
 def test_dw3x3_dsp_records(models):

@@ -6,8 +6,8 @@ FULLY_CONNECTED: depths with and without a tail of depth % 16 inputs (the predic
 step), under 16 inputs (only that one), unit counts not a multiple of four (the highest block
 is the last four units; under four, zero weights fill it), several batch rows, per-tensor and
 per-channel weights, input zero points other than 0, and an activation that clamps inside
-int8. CONV_2D: see CONV_CASES; AVERAGE_POOL_2D: POOL_CASES. Each case is one firmware at -O2
-with all its input sets.
+int8. CONV_2D: see CONV_CASES; DEPTHWISE_CONV_2D: DW_CASES; AVERAGE_POOL_2D: POOL_CASES. Each
+case is one firmware at -O2 with all its input sets.
 """
 
 from __future__ import annotations
@@ -144,6 +144,65 @@ CONV_CASES = {
 }
 
 
+def dw_model(
+    c: int,
+    size: tuple[int, int],
+    stride: int = 1,
+    activation: int = tb.ACT.NONE,
+    out_q: tuple[float, int] = (0.05, 2),
+    seed: int = 0,
+) -> bytes:
+    """One int8 3x3 DEPTHWISE_CONV_2D (depth multiplier 1, SAME) of c channels over
+    size = (h, w), per-channel weights in [-40, 40], input zero point -2."""
+    (h, w), k = size, 3
+    rng = np.random.default_rng(seed)
+    w_scales = [0.01 + 0.001 * i for i in range(c)]
+    out = [1, -(-h // stride), -(-w // stride), c]
+    tensors = [
+        tb.Tensor("input", [1, h, w, c], tb.INT8, 0, [0.05], [-2]),
+        tb.Tensor("filter", [1, k, k, c], tb.INT8, 1, w_scales, [0] * c, 3),
+        tb.Tensor("bias", [c], tb.INT32, 2, [0.05 * s for s in w_scales], [0] * c),
+        tb.Tensor("output", out, tb.INT8, 0, [out_q[0]], [out_q[1]]),
+    ]
+    options = {
+        "Padding": tb.PADDING.SAME,
+        "StrideH": stride,
+        "StrideW": stride,
+        "DepthMultiplier": 1,
+        "DilationHFactor": 1,
+        "DilationWFactor": 1,
+        "FusedActivationFunction": activation,
+    }
+    op = tb.Operator(0, [0, 1, 2], [3], "DepthwiseConv2DOptions", options)
+    filters = rng.integers(-40, 41, size=(1, k, k, c))
+    bias = rng.integers(-2000, 2000, size=c)
+    buffers = [tb.Buffer(), tb.Buffer(tb.int8_bytes(filters)), tb.Buffer(tb.int32_bytes(bias))]
+    return tb.single_op(tensors, op, tb.OPS.DEPTHWISE_CONV_2D, buffers)
+
+
+def dw_relu(c: int, size: tuple[int, int], stride: int, seed: int) -> bytes:
+    """dw_model under a ReLU with the output zero point -128: line records."""
+    return dw_model(c, size, stride, tb.ACT.RELU, (0.03, -128), seed)
+
+
+# name: model bytes, for Helium's depthwise block routines: every group width (stride 1:
+# 1 to 6 outputs; stride 2: 1 to 4), the records of tinyaot_requant_c and the line records of a
+# ReLU with zero point -128, a chunk's last 4 or 8 channels (20, 24 channels), and RELU6
+# clamping inside int8, which takes the portable routine on every core.
+DW_CASES = {
+    "dw_c20_s1_w9": lambda: dw_model(20, (5, 9), seed=21),  # groups of 6, 3
+    "dw_c24_s1_w7_relu": lambda: dw_relu(24, (4, 7), 1, 22),  # 6, 1
+    "dw_c16_s1_w5": lambda: dw_model(16, (4, 5), seed=23),  # 5
+    "dw_c8_s1_w8_relu": lambda: dw_relu(8, (3, 8), 1, 24),  # 6, 2
+    "dw_c12_s1_w4": lambda: dw_model(12, (3, 4), seed=25),  # 4
+    "dw_c40_s2_w9_relu": lambda: dw_relu(40, (7, 9), 2, 26),  # 4, 1
+    "dw_c8_s2_w4": lambda: dw_model(8, (5, 4), 2, seed=27),  # 2
+    "dw_c12_s2_w6_relu": lambda: dw_relu(12, (4, 6), 2, 28),  # 3
+    # RELU6 clamps inside int8: output scale 0.05, 6.0 is 119.
+    "dw_c12_relu6": lambda: dw_model(12, (6, 5), activation=tb.ACT.RELU6, out_q=(0.05, -1)),
+}
+
+
 def pool_model(
     c: int,
     size: tuple[int, int],
@@ -187,7 +246,7 @@ POOL_CASES = {
     "avg_3x3_s2_c36": lambda: pool_model(36, (7, 6), 3, 2),
     "avg_global_c24_relu6": lambda: pool_model(24, (25, 5), 25, 25, tb.ACT.RELU6),
 }
-CASES = {**FC_CASES, **CONV_CASES, **POOL_CASES}
+CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **POOL_CASES}
 
 
 @pytest.fixture(scope="module")
@@ -251,6 +310,34 @@ def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
         assert np.array_equal(params["weights"].mve.values.reshape(want.shape), want), name
     line = compiled(models["conv_1x1_c20_oc10_relu"]).steps[-1].call.params["line"]
     assert line == 1
+
+
+def test_dw_mve_routines(models: dict[str, Path]) -> None:
+    """The depthwise cases take the fast kernel, Helium's routine for the stride and records
+    (for the group and the tail alike, on the default records), and the group widths their
+    comments say; the clamp inside int8 the portable routine."""
+    for name in DW_CASES:
+        call = compiled(models[name]).steps[-1].call
+        assert call.function == "tinyaot_dwconv_fast_s8", name
+        params = call.params
+        if name == "dw_c12_relu6":
+            assert params["block"] == Routine("tinyaot_dw3x3_c")
+            continue
+        stride = params["d"]["stride_w"]
+        kind = f"{'line_' if params['line'] else ''}s{stride}"
+        assert params["line"] == ("relu" in name), name
+        mve = Routine(f"tinyaot_dw3x3_mve_{kind}")
+        routines = [params["block"]] + ([params["tail"]] if params["tail"] else [])
+        assert all(r.mve == mve for r in routines), name
+        records = params["records"]
+        assert records.mve is records.default, name
+    widths = {"dw_c20_s1_w9": (6, 3), "dw_c24_s1_w7_relu": (6, 1), "dw_c16_s1_w5": (5, 0)}
+    widths |= {"dw_c8_s1_w8_relu": (6, 2), "dw_c12_s1_w4": (4, 0), "dw_c40_s2_w9_relu": (4, 1)}
+    widths |= {"dw_c8_s2_w4": (2, 0), "dw_c12_s2_w6_relu": (3, 0)}
+    for name, (group, tail) in widths.items():
+        params = compiled(models[name]).steps[-1].call.params
+        out_w = params["d"]["out_w"]
+        assert (params["group"], out_w % params["group"]) == (group, tail), name
 
 
 def test_pool_cases_run_the_int8_kernel(models: dict[str, Path]) -> None:

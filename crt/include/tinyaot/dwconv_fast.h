@@ -123,6 +123,16 @@ tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n2;
 tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n3;
 tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n4;
 
+#if TINYAOT_MVE_KERNELS
+/* The same with Helium (crt/src/mve/dw3x3_mve_routines.S): any group width, on the default
+ * records.
+ */
+tinyaot_dw3x3_fn tinyaot_dw3x3_mve_s1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_mve_s2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_mve_line_s1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_mve_line_s2;
+#endif
+
 /*
  * DEPTHWISE_CONV_2D int8, depth multiplier 1, any window, stride and padding the 3x3 routines
  * above do not take (1xN and Nx1 windows, 5x5, channels not a multiple of 4): for each output

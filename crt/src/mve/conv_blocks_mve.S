@@ -82,34 +82,7 @@
 	bne 1b
 .endm
 
-/* q4 = tinyaot_requant_c of q4, lane by lane, with mult q0, high q1, -shift q2, c q3; r1 = 1. */
-.macro requant_c
-	vshr.s32 q5, q4, #31
-	veor q6, q3, q5
-	vadd.i32 q5, q1, q5
-	vmul.i32 q7, q4, q0
-	vmulh.s32 q4, q4, q0
-	vadd.i32 q6, q6, q7
-	vadd.i32 q4, q4, q5
-	vcmp.u32 hi, q7, q6
-	vpst
-	vaddt.i32 q4, q4, r1
-	vshl.s32 q4, q4, q2
-.endm
-
-/* q4 = tinyaot_requant_line of q4, lane by lane, with m q0, h q1; r1 = 1. The shift is
- * TINYAOT_LINE_SHIFT, which crt/src/conv_fast.c checks is 2.
- */
-.macro requant_line
-	vmul.i32 q2, q4, q0
-	vadd.i32 q3, q2, q4
-	vmulh.s32 q4, q4, q0
-	vadd.i32 q4, q4, q1
-	vcmp.u32 hi, q2, q3
-	vpst
-	vaddt.i32 q4, q4, r1
-	vshr.s32 q4, q4, #2
-.endm
+#include "requant_mve.inc"
 
 /* Clamps q4 to [r6, r7] and stores the lanes of predicate r4 as bytes at \out. */
 .macro store out
@@ -211,19 +184,19 @@ tinyaot_conv_mve_blocks:
 	vld42.32 {q0, q1, q2, q3}, [r8]
 	vld43.32 {q0, q1, q2, q3}, [r8]
 	vneg.s32 q2, q2
-	requant_c
+	requant_c r1
 	store r2
 	vldrw.u32 q4, [sp, #F_VB]
-	requant_c
+	requant_c r1
 	store r3
 	b .Lnext
 .Lline:
 	vld20.32 {q0, q1}, [r8]
 	vld21.32 {q0, q1}, [r8]
-	requant_line
+	requant_line r1
 	store r2
 	vldrw.u32 q4, [sp, #F_VB]
-	requant_line
+	requant_line r1
 	store r3
 .Lnext:
 	ldr r5, [sp, #F_W_STEP]

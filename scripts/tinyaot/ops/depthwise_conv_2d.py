@@ -203,11 +203,10 @@ def lower_fast(
         if not asm:
             return Routine("tinyaot_dw3x3_c")
         thumb2 = Routine(f"tinyaot_dw3x3_{kind}_n{width}")
-        return (
-            thumb2
-            if dsp is None
-            else ByTarget(thumb2, Routine(f"tinyaot_dw3x3_dsp_{kind}_n{width}"))
-        )
+        # Helium's routine takes any width, on the default records.
+        mve = Routine(f"tinyaot_dw3x3_mve_{kind}")
+        dsp_routine = thumb2 if dsp is None else Routine(f"tinyaot_dw3x3_dsp_{kind}_n{width}")
+        return ByTarget(thumb2, dsp_routine, mve)
 
     params = {
         "d": dims,
@@ -217,7 +216,7 @@ def lower_fast(
         "act_max": act[1],
         "block": routine(group),
         "tail": routine(tail) if tail else None,
-        "records": records if dsp is None else ByTarget(records, dsp),
+        "records": records if dsp is None else ByTarget(records, dsp, records),
         "line": int(ch.line),
     }
     return KernelCall(
