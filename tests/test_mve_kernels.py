@@ -6,8 +6,8 @@ FULLY_CONNECTED: depths with and without a tail of depth % 16 inputs (the predic
 step), under 16 inputs (only that one), unit counts not a multiple of four (the highest block
 is the last four units; under four, zero weights fill it), several batch rows, per-tensor and
 per-channel weights, input zero points other than 0, and an activation that clamps inside
-int8. CONV_2D: see CONV_CASES; DEPTHWISE_CONV_2D: DW_CASES; AVERAGE_POOL_2D: POOL_CASES. Each
-case is one firmware at -O2 with all its input sets.
+int8. CONV_2D: see CONV_CASES; DEPTHWISE_CONV_2D: DW_CASES; AVERAGE_POOL_2D: POOL_CASES; ADD:
+ADD_CASES. Each case is one firmware at -O2 with all its input sets.
 """
 
 from __future__ import annotations
@@ -203,6 +203,41 @@ DW_CASES = {
 }
 
 
+def add_model(
+    count: int, activation: int = tb.ACT.NONE, out_q: tuple[float, int] = (0.08, -4)
+) -> bytes:
+    """One int8 ADD of two [1, count] tensors (scales 0.05 and 0.07, zero points -2 and 5)."""
+    tensors = [
+        tb.Tensor("a", [1, count], tb.INT8, 0, [0.05], [-2]),
+        tb.Tensor("b", [1, count], tb.INT8, 0, [0.07], [5]),
+        tb.Tensor("sum", [1, count], tb.INT8, 0, [out_q[0]], [out_q[1]]),
+    ]
+    model = tb.Model(
+        subgraphs=[
+            tb.SubGraph(
+                tensors=tensors,
+                operators=[
+                    tb.Operator(
+                        0, [0, 1], [2], "AddOptions", {"FusedActivationFunction": activation}
+                    )
+                ],
+                inputs=[0, 1],
+                outputs=[2],
+            )
+        ],
+        opcodes=[tb.OpCode(tb.OPS.ADD)],
+    )
+    return tb.build(model)
+
+
+# name: model bytes, for Helium's ADD (from fast.ADD_MIN_ELEMENTS elements): whole groups of
+# four and a predicated last 3, and RELU6, whose 0 (-4) clamps inside int8.
+ADD_CASES = {
+    "add_n515": lambda: add_model(515),
+    "add_n1024_relu6": lambda: add_model(1024, tb.ACT.RELU6, (0.03, -4)),
+}
+
+
 def pool_model(
     c: int,
     size: tuple[int, int],
@@ -246,7 +281,7 @@ POOL_CASES = {
     "avg_3x3_s2_c36": lambda: pool_model(36, (7, 6), 3, 2),
     "avg_global_c24_relu6": lambda: pool_model(24, (25, 5), 25, 25, tb.ACT.RELU6),
 }
-CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **POOL_CASES}
+CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **POOL_CASES, **ADD_CASES}
 
 
 @pytest.fixture(scope="module")
@@ -340,11 +375,13 @@ def test_dw_mve_routines(models: dict[str, Path]) -> None:
         assert (params["group"], out_w % params["group"]) == (group, tail), name
 
 
-def test_pool_cases_run_the_int8_kernel(models: dict[str, Path]) -> None:
-    """The pooling cases are the int8 AVERAGE_POOL_2D kernel (Helium's on the M55), not a
-    rewrite into another op."""
+def test_pool_and_add_cases_run_their_kernels(models: dict[str, Path]) -> None:
+    """The pooling and ADD cases are the kernels with a Helium path (the int8 AVERAGE_POOL_2D,
+    the fast ADD), not a rewrite into another op."""
     for name in POOL_CASES:
         assert compiled(models[name]).steps[-1].call.function == "tinyaot_avg_pool_s8", name
+    for name in ADD_CASES:
+        assert compiled(models[name]).steps[-1].call.function == "tinyaot_add_fast_s8", name
 
 
 def inputs_for(ref: Reference, seed: int) -> list[list[np.ndarray]]:

@@ -1,9 +1,75 @@
 /* ADD int8 without broadcasting, fast path (tinyaot/add_fast.h). */
 #include <tinyaot/add_fast.h>
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/isa.h>
 
-void tinyaot_add_fast_s8(const struct tinyaot_add_fast_params *p, const int8_t *input1,
-			 const int8_t *input2, int8_t *output)
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+
+/*
+ * With Helium, four elements at a time: a widening VLDRB of each input, a VLDRW gather of each
+ * table entry, then tinyaot_requant lane by lane (the 64-bit sum's upper word from VMULH, VMUL
+ * and the carry of the lower words, the rounding word 2^30 or -2^30 by the sum's sign), the
+ * clamp and a narrowing store. The last count % 4 go predicated: their loads, gathers and store
+ * touch nothing past the tensors. Each group's reads come before its writes, so a read is never
+ * later than in the portable loop's order and a write no earlier than one element at a time would
+ * need: the planner's overlaps hold.
+ */
+struct tinyaot_add_mve {
+	int32x4_t m, h, shift, lo, hi;
+};
+
+/* The four outputs of the table entries' sums acc. */
+static inline int32x4_t tinyaot_add_mve_out(const struct tinyaot_add_mve *k, int32x4_t acc)
+{
+	const int32x4_t s = vshrq_n_s32(acc, 31);
+	/* The rounding word's low half: 2^30, or -2^30 for a negative sum. */
+	const uint32x4_t rl =
+		vreinterpretq_u32_s32(veorq_s32(vdupq_n_s32(0x40000000), vshlq_n_s32(s, 31)));
+	const uint32x4_t low = vreinterpretq_u32_s32(vmulq_s32(acc, k->m));
+	const uint32x4_t sum = vaddq_u32(low, rl);
+	int32x4_t upper = vaddq_s32(vaddq_s32(vmulhq_s32(acc, k->m), k->h), s);
+
+	upper = vaddq_m_n_s32(upper, upper, 1, vcmphiq_u32(low, sum));
+	upper = vshlq_s32(upper, k->shift);
+	return vmaxq_s32(vminq_s32(upper, k->hi), k->lo);
+}
+
+static void tinyaot_add_fast_mve(const struct tinyaot_add_fast_params *p, const int8_t *input1,
+				 const int8_t *input2, int8_t *output)
+{
+	const struct tinyaot_add_mve k = {
+		vdupq_n_s32(p->mult),    vdupq_n_s32(p->high),    vdupq_n_s32(-p->shift),
+		vdupq_n_s32(p->act_min), vdupq_n_s32(p->act_max),
+	};
+	const int32_t *t1 = p->table1;
+	const int32_t *t2 = p->table2;
+	const int32_t whole = p->count / 4;
+
+	/* The inputs + 128 index the tables. */
+	for (int32_t i = 0; i < whole; i++, input1 += 4, input2 += 4, output += 4) {
+		const uint32x4_t x1 = vreinterpretq_u32_s32(vaddq_n_s32(vldrbq_s32(input1), 128));
+		const uint32x4_t x2 = vreinterpretq_u32_s32(vaddq_n_s32(vldrbq_s32(input2), 128));
+		const int32x4_t acc = vaddq_s32(vldrwq_gather_shifted_offset_s32(t1, x1),
+						vldrwq_gather_shifted_offset_s32(t2, x2));
+
+		vstrbq_s32(output, tinyaot_add_mve_out(&k, acc));
+	}
+	if (p->count % 4 != 0) {
+		const mve_pred16_t live = vctp32q((uint32_t)(p->count % 4));
+		const uint32x4_t x1 =
+			vreinterpretq_u32_s32(vaddq_n_s32(vldrbq_z_s32(input1, live), 128));
+		const uint32x4_t x2 =
+			vreinterpretq_u32_s32(vaddq_n_s32(vldrbq_z_s32(input2, live), 128));
+		const int32x4_t acc = vaddq_s32(vldrwq_gather_shifted_offset_z_s32(t1, x1, live),
+						vldrwq_gather_shifted_offset_z_s32(t2, x2, live));
+
+		vstrbq_p_s32(output, tinyaot_add_mve_out(&k, acc), live);
+	}
+}
+#else
+static void tinyaot_add_fast_c(const struct tinyaot_add_fast_params *p, const int8_t *input1,
+			       const int8_t *input2, int8_t *output)
 {
 	const int32_t *t1 = p->table1 + 128;
 	const int32_t *t2 = p->table2 + 128;
@@ -24,4 +90,15 @@ void tinyaot_add_fast_s8(const struct tinyaot_add_fast_params *p, const int8_t *
 
 		output[i] = (int8_t)tinyaot_clamp_i32(tinyaot_requant(sum, m, h, e), lo, hi);
 	}
+}
+#endif
+
+void tinyaot_add_fast_s8(const struct tinyaot_add_fast_params *p, const int8_t *input1,
+			 const int8_t *input2, int8_t *output)
+{
+#if TINYAOT_MVE_KERNELS
+	tinyaot_add_fast_mve(p, input1, input2, output);
+#else
+	tinyaot_add_fast_c(p, input1, input2, output);
+#endif
 }
