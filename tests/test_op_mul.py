@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+import tflite_builder as tb
 import tfmodels
 from harness import check_against_tflm
 from opcheck import load, write_model
-from tinyaot.compiler import lower_op
+from tinyaot import frontend
+from tinyaot.compiler import Options, compile_graph, lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
 
@@ -69,6 +71,43 @@ def test_mul_int8_asymmetric_wide_ranges(tmp_path):
     path, _ = _mul(tmp_path, lambda a, b: a * b, SHAPES["same"], True, low=-2.0, high=30.0)
     graph = load(path)
     assert any(graph.tensors[i].zero_point != 0 for i in graph.ops[0].inputs)
+    assert check_against_tflm(path, tmp_path, sets=5).exact
+
+
+def built_mul(out_scale: float, activation: int = 0) -> bytes:
+    """An int8 MUL of [1, 6, 5, 8] by a per-channel [8] vector (scales 0.05 and 0.02, zero
+    points -7 and 3), output zero point 4."""
+    tensors = [
+        tb.Tensor("x", [1, 6, 5, 8], tb.INT8, 0, [0.05], [-7]),
+        tb.Tensor("w", [8], tb.INT8, 0, [0.02], [3]),
+        tb.Tensor("y", [1, 6, 5, 8], tb.INT8, 0, [out_scale], [4]),
+    ]
+    op = tb.Operator(0, [0, 1], [2], "MulOptions", {"FusedActivationFunction": activation})
+    model = tb.Model(
+        subgraphs=[tb.SubGraph(tensors=tensors, operators=[op], inputs=[0, 1], outputs=[2])],
+        opcodes=[tb.OpCode(tb.OPS.MUL)],
+    )
+    return tb.build(model)
+
+
+# out scale: the kernel. The products' scale is 0.001: out scale 0.1 makes the multiplier
+# 1/100, a right shift that tinyaot_requant takes exactly (0.03, 1/30, with RELU6 clamping
+# inside int8); 0.003 makes it 1/3, a right shift of 1 that it cannot take, and the reference
+# kernel stays.
+FAST_CASES = {
+    "fast": (0.1, 0, "tinyaot_mul_fast_s8"),
+    "fast_relu6": (0.03, 3, "tinyaot_mul_fast_s8"),
+    "reference": (0.003, 0, "tinyaot_mul_s8"),
+}
+
+
+@pytest.mark.parametrize("case", FAST_CASES.values(), ids=FAST_CASES.keys())
+def test_mul_int8_fast_where_exact(tmp_path, case):
+    out_scale, activation, kernel = case
+    path = tmp_path / "mul.tflite"
+    path.write_bytes(built_mul(out_scale, activation))
+    compiled = compile_graph(frontend.load(path), Options(name="m"), path.name)
+    assert compiled.steps[-1].call.function == kernel
     assert check_against_tflm(path, tmp_path, sets=5).exact
 
 

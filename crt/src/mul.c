@@ -4,6 +4,7 @@
  */
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/mul.h>
+#include <tinyaot/requant.h>
 
 static int32_t tinyaot_mul_one(const struct tinyaot_mul_s8_params *p, int32_t a, int32_t b)
 {
@@ -19,6 +20,22 @@ void tinyaot_mul_s8(const struct tinyaot_mul_s8_params *p, const int8_t *input1,
 {
 	TINYAOT_BROADCAST_EACH(&p->b, output,
 			       (int8_t)tinyaot_mul_one(p, input1[c.offset1], input2[c.offset2]));
+}
+
+void tinyaot_mul_fast_s8(const struct tinyaot_mul_fast_params *p, const int8_t *input1,
+			 const int8_t *input2, int8_t *output)
+{
+	/* Read once: the stores could alias the parameters as far as C knows. */
+	const int32_t o1 = p->input1_offset, o2 = p->input2_offset;
+	const int32_t m = p->mult, h = p->high, e = p->shift;
+	const int32_t lo = p->act_min, hi = p->act_max;
+
+	TINYAOT_BROADCAST_EACH(
+		&p->b, output,
+		(int8_t)tinyaot_clamp_i32(
+			tinyaot_requant((input1[c.offset1] + o1) * (input2[c.offset2] + o2), m, h,
+					e),
+			lo, hi));
 }
 
 void tinyaot_mul_s16(const struct tinyaot_mul_s8_params *p, const int16_t *input1,

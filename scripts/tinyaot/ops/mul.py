@@ -3,8 +3,8 @@ as TFLite's)."""
 
 from __future__ import annotations
 
-from .. import inplace, quant
-from ..ir import DType, Graph, Op
+from .. import fast, inplace, quant
+from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
     KernelCall,
     OpDef,
@@ -39,6 +39,10 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         require_symmetric(graph, op, [a.index, b.index, out.index])
     ranges = quant.activation_range_int16 if wide else quant.activation_range_int8
     lo, hi = ranges(act, out, op.describe())
+    if not wide:
+        fast_call = lower_fast(a, b, out, bcast, (mult, shift), (lo, hi), args)
+        if fast_call is not None:
+            return fast_call
     params = {
         "b": bcast,
         "input1_offset": -a.zero_point,
@@ -53,6 +57,43 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "tinyaot_mul_s16" if wide else "tinyaot_mul_s8",
         "tinyaot/mul.h",
         "struct tinyaot_mul_s8_params",
+        params,
+        args,
+        inplace=inplace.binary(a, b, out),
+    )
+
+
+def lower_fast(
+    a: Tensor,
+    b: Tensor,
+    out: Tensor,
+    bcast: object,
+    requant: tuple[int, int],
+    act: tuple[int, int],
+    args: list,
+) -> KernelCall | None:
+    """tinyaot_mul_fast_s8 where tinyaot_requant is exact over every product of the offset
+    inputs (fast.requant_entry); None elsewhere, and the reference kernel stays."""
+    if not fast.ENABLED:
+        return None
+    ends = [(x - a.zero_point) * (y - b.zero_point) for x in (-128, 127) for y in (-128, 127)]
+    entry = fast.requant_entry(requant[0], requant[1], out.zero_point, (min(ends), max(ends)))
+    if entry is None:
+        return None
+    params = {
+        "b": bcast,
+        "input1_offset": -a.zero_point,
+        "input2_offset": -b.zero_point,
+        "mult": entry[0],
+        "high": entry[1],
+        "shift": entry[2],
+        "act_min": act[0],
+        "act_max": act[1],
+    }
+    return KernelCall(
+        "tinyaot_mul_fast_s8",
+        "tinyaot/mul.h",
+        "struct tinyaot_mul_fast_params",
         params,
         args,
         inplace=inplace.binary(a, b, out),
