@@ -6,8 +6,8 @@ FULLY_CONNECTED: depths with and without a tail of depth % 16 inputs (the predic
 step), under 16 inputs (only that one), unit counts not a multiple of four (the highest block
 is the last four units; under four, zero weights fill it), several batch rows, per-tensor and
 per-channel weights, input zero points other than 0, and an activation that clamps inside
-int8. CONV_2D: see CONV_CASES; DEPTHWISE_CONV_2D: DW_CASES; AVERAGE_POOL_2D: POOL_CASES; ADD:
-ADD_CASES. Each case is one firmware at -O2 with all its input sets.
+int8. CONV_2D: see CONV_CASES; DEPTHWISE_CONV_2D: DW_CASES; AVERAGE_POOL_2D and MAX_POOL_2D:
+POOL_CASES; ADD: ADD_CASES. Each case is one firmware at -O2 with all its input sets.
 """
 
 from __future__ import annotations
@@ -245,8 +245,10 @@ def pool_model(
     stride: int,
     activation: int = tb.ACT.NONE,
     out_q: tuple[float, int] = (0.05, -3),
+    op: int = tb.OPS.AVERAGE_POOL_2D,
 ) -> bytes:
-    """One int8 AVERAGE_POOL_2D of c channels over size = (h, w), a k x k window, SAME."""
+    """One int8 AVERAGE_POOL_2D (or op) of c channels over size = (h, w), a k x k window,
+    SAME."""
     (h, w), q = size, ([0.05], [-3])
     out = [1, -(-h // stride), -(-w // stride), c]
     options = {
@@ -269,17 +271,21 @@ def pool_model(
                 outputs=[1],
             )
         ],
-        opcodes=[tb.OpCode(tb.OPS.AVERAGE_POOL_2D)],
+        opcodes=[tb.OpCode(op)],
     )
     return tb.build(model)
 
 
-# name: model bytes, for Helium's AVERAGE_POOL_2D: chunks of 16 channels and a last one of 4
-# (predicated loads), windows clipped by the padding (other counts), a global pool over 125
-# cells as KWS's, and RELU6 clamping inside int8 (output scale 0.05: 6.0 is 117 over -3).
+# name: model bytes, for Helium's AVERAGE_POOL_2D and MAX_POOL_2D: chunks of 16 channels and a
+# last one of 4 (predicated loads and stores), windows clipped by the padding (other counts),
+# a global pool over 125 cells as KWS's, and RELU6 clamping inside int8 (output scale 0.05: 6.0
+# is 117 over -3).
+MAX = tb.OPS.MAX_POOL_2D
 POOL_CASES = {
     "avg_3x3_s2_c36": lambda: pool_model(36, (7, 6), 3, 2),
     "avg_global_c24_relu6": lambda: pool_model(24, (25, 5), 25, 25, tb.ACT.RELU6),
+    "max_2x2_s2_c20": lambda: pool_model(20, (7, 6), 2, 2, out_q=(0.05, -3), op=MAX),
+    "max_3x3_s2_c36_relu6": lambda: pool_model(36, (7, 6), 3, 2, tb.ACT.RELU6, op=MAX),
 }
 CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **POOL_CASES, **ADD_CASES}
 
@@ -376,10 +382,11 @@ def test_dw_mve_routines(models: dict[str, Path]) -> None:
 
 
 def test_pool_and_add_cases_run_their_kernels(models: dict[str, Path]) -> None:
-    """The pooling and ADD cases are the kernels with a Helium path (the int8 AVERAGE_POOL_2D,
+    """The pooling and ADD cases are the kernels with a Helium path (the int8 pooling kernels,
     the fast ADD), not a rewrite into another op."""
     for name in POOL_CASES:
-        assert compiled(models[name]).steps[-1].call.function == "tinyaot_avg_pool_s8", name
+        kernel = "tinyaot_max_pool_s8" if name.startswith("max") else "tinyaot_avg_pool_s8"
+        assert compiled(models[name]).steps[-1].call.function == kernel, name
     for name in ADD_CASES:
         assert compiled(models[name]).steps[-1].call.function == "tinyaot_add_fast_s8", name
 

@@ -1,7 +1,12 @@
 /* Reference MAX_POOL_2D. Element order as in the convolutions. */
 #include <float.h>
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/isa.h>
 #include <tinyaot/pooling.h>
+
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+#endif
 
 /* The largest value of a window: height and width its extent in bytes, row and cell the
  * strides between its rows and cells. One function per type, so that the choice of type is
@@ -74,10 +79,56 @@ static inline void tinyaot_max_pool_q(const struct tinyaot_pool_s8_params *p, co
 	}
 }
 
+#if TINYAOT_MVE_KERNELS
+/*
+ * int8 with Helium: per output pixel, 16 channels at a time (the last chunk's lanes past the
+ * channels predicated off, so nothing past them is read or written), each window cell one VLDRB
+ * and one VMAX; then the clamp and one store. Each read comes no later and each write no
+ * earlier than in the portable loop's order (the chunk's outputs are written after all its
+ * cells are read), so the planner's overlap gaps hold.
+ */
+static void tinyaot_max_pool_s8_mve(const struct tinyaot_pool_s8_params *p, const int8_t *input,
+				    int8_t *output)
+{
+	const struct tinyaot_pool_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t chunks = (d->channels + 15) / 16;
+	const int8x16_t lo = vdupq_n_s8((int8_t)p->act_min);
+	const int8x16_t hi = vdupq_n_s8((int8_t)p->act_max);
+
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox, y0, y1, x0, x1;
+		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
+		const int8_t *in_b = input + b * d->in_h * d->in_w * d->channels;
+
+		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
+		for (int32_t t = 0; t < chunks; t++) {
+			const int32_t c = 16 * (d->reverse ? chunks - 1 - t : t);
+			const mve_pred16_t live = vctp8q((uint32_t)(d->channels - c));
+			int8x16_t m = vdupq_n_s8(INT8_MIN);
+
+			for (int32_t y = y0; y < y1; y++) {
+				const int8_t *q = in_b + (y * d->in_w + x0) * d->channels + c;
+
+				for (int32_t x = x0; x < x1; x++, q += d->channels) {
+					m = vmaxq_s8(m, vldrbq_z_s8(q, live));
+				}
+			}
+			vstrbq_p_s8(output + pix * d->channels + c, vmaxq_s8(vminq_s8(m, hi), lo),
+				    live);
+		}
+	}
+}
+#endif
+
 void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
 			 int8_t *output)
 {
+#if TINYAOT_MVE_KERNELS
+	tinyaot_max_pool_s8_mve(p, input, output);
+#else
 	tinyaot_max_pool_q(p, input, output, 0);
+#endif
 }
 
 void tinyaot_max_pool_s16(const struct tinyaot_pool_s8_params *p, const int16_t *input,
