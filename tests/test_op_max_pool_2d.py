@@ -54,12 +54,12 @@ def test_max_pool_int8_every_value(tmp_path):
     assert check_inputs(path, tmp_path, [[every_int8(shape)], [descending]]).exact
 
 
-def _fused(int8: bool, activation: int) -> bytes:
+def _fused(int8: bool, activation: int, shape: list[int] = SHAPE) -> bytes:
     """One 3x3 SAME stride-2 MAX_POOL_2D with a fused activation. The int8 scale puts 6.0 at
     59, inside int8, so RELU6 clamps at both ends."""
     dtype = tb.INT8 if int8 else tb.FLOAT32
     quant = ([0.1], [-1]) if int8 else (None, None)
-    n, h, w, c = SHAPE
+    n, h, w, c = shape
     options = {
         "Padding": tb.PADDING.SAME,
         "StrideW": 2,
@@ -72,7 +72,7 @@ def _fused(int8: bool, activation: int) -> bytes:
         subgraphs=[
             tb.SubGraph(
                 tensors=[
-                    tb.Tensor("input", SHAPE, dtype, 0, *quant),
+                    tb.Tensor("input", shape, dtype, 0, *quant),
                     tb.Tensor("output", [n, (h + 1) // 2, (w + 1) // 2, c], dtype, 0, *quant),
                 ],
                 operators=[tb.Operator(0, [0], [1], "Pool2DOptions", options)],
@@ -105,6 +105,16 @@ def test_max_pool_fused_activation(tmp_path, activation):
     result = check_inputs(float_path, tmp_path / "float32", [[wide]])
     assert result.exact
     assert result.outputs[0][0].min() == (-1.0 if activation == tb.ACT.RELU_N1_TO_1 else 0.0)
+
+
+def test_max_pool_int8_channels_not_a_multiple_of_4(tmp_path):
+    """Over 4 channels at a time the int8 kernel keeps the maxima in registers; 6 channels take
+    its general loop (on cores without Helium), byte for byte all the same."""
+    shape = [1, 7, 8, 6]
+    path = write_model(_fused(True, tb.ACT.RELU6, shape), tmp_path)
+    rng = np.random.default_rng(5)
+    sets = [[every_int8(tuple(shape))], [rng.integers(-128, 128, shape).astype(np.int8)]]
+    assert check_inputs(path, tmp_path, sets).exact
 
 
 def test_pools_int16(tmp_path):

@@ -119,6 +119,50 @@ static void tinyaot_max_pool_s8_mve(const struct tinyaot_pool_s8_params *p, cons
 		}
 	}
 }
+#else
+/*
+ * int8 over channels a multiple of 4: four channels at a time, their maxima in registers, the
+ * window walked once per four outputs by pointer steps (the general loop calls a function per
+ * output and channel). The four outputs are written after all four are read: no earlier than
+ * one at a time would, so the overlap gaps hold.
+ */
+static void tinyaot_max_pool_s8_c4(const struct tinyaot_pool_s8_params *p, const int8_t *input,
+				   int8_t *output)
+{
+	const struct tinyaot_pool_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t row = d->in_w * d->channels;
+
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox, y0, y1, x0, x1;
+		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
+
+		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
+		const int8_t *const first =
+			input + ((b * d->in_h + y0) * d->in_w + x0) * d->channels;
+		const int32_t height = (y1 - y0) * row;
+		const int32_t width = (x1 - x0) * d->channels;
+
+		for (int32_t j = 0; j < d->channels; j += 4) {
+			const int32_t c = d->reverse ? d->channels - 4 - j : j;
+			int32_t m0 = INT8_MIN, m1 = INT8_MIN, m2 = INT8_MIN, m3 = INT8_MIN;
+			int8_t *const out = output + pix * d->channels + c;
+
+			for (const int8_t *r = first + c; r != first + c + height; r += row) {
+				for (const int8_t *q = r; q != r + width; q += d->channels) {
+					m0 = tinyaot_max_i32(m0, q[0]);
+					m1 = tinyaot_max_i32(m1, q[1]);
+					m2 = tinyaot_max_i32(m2, q[2]);
+					m3 = tinyaot_max_i32(m3, q[3]);
+				}
+			}
+			out[0] = (int8_t)tinyaot_clamp_i32(m0, p->act_min, p->act_max);
+			out[1] = (int8_t)tinyaot_clamp_i32(m1, p->act_min, p->act_max);
+			out[2] = (int8_t)tinyaot_clamp_i32(m2, p->act_min, p->act_max);
+			out[3] = (int8_t)tinyaot_clamp_i32(m3, p->act_min, p->act_max);
+		}
+	}
+}
 #endif
 
 void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *input,
@@ -127,7 +171,11 @@ void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 #if TINYAOT_MVE_KERNELS
 	tinyaot_max_pool_s8_mve(p, input, output);
 #else
-	tinyaot_max_pool_q(p, input, output, 0);
+	if (p->d.channels % 4 == 0) {
+		tinyaot_max_pool_s8_c4(p, input, output);
+	} else {
+		tinyaot_max_pool_q(p, input, output, 0);
+	}
 #endif
 }
 
