@@ -7,7 +7,8 @@ step), under 16 inputs (only that one), unit counts not a multiple of four (the 
 is the last four units; under four, zero weights fill it), several batch rows, per-tensor and
 per-channel weights, input zero points other than 0, and an activation that clamps inside
 int8. CONV_2D: see CONV_CASES; DEPTHWISE_CONV_2D: DW_CASES; AVERAGE_POOL_2D and MAX_POOL_2D:
-POOL_CASES; ADD: ADD_CASES. Each case is one firmware at -O2 with all its input sets.
+POOL_CASES; ADD: ADD_CASES; MUL, MAXIMUM, MINIMUM: ELEMENTWISE_CASES. Each case is one firmware
+at -O2 with all its input sets.
 """
 
 from __future__ import annotations
@@ -238,6 +239,39 @@ ADD_CASES = {
 }
 
 
+def binary_model(code: int, shapes: tuple[list[int], list[int], list[int]], act: int = 0) -> bytes:
+    """One int8 MUL, MAXIMUM or MINIMUM (code) of shapes (a, b, out). MUL: scales 0.05 and 0.02,
+    zero points -7 and 3, output 0.1 and 4 (a multiplier of 1/100: the fast kernel); MAXIMUM and
+    MINIMUM one scale and zero point for all three, as TFLite requires."""
+    mul = code == tb.OPS.MUL
+    quants = [(0.05, -7), (0.02, 3), (0.1, 4)] if mul else [(0.05, -7)] * 3
+    tensors = [
+        tb.Tensor(name, shape, tb.INT8, 0, [q[0]], [q[1]])
+        for name, shape, q in zip(("a", "b", "out"), shapes, quants, strict=True)
+    ]
+    options = ("MulOptions", {"FusedActivationFunction": act}) if mul else ("", {})
+    op = tb.Operator(0, [0, 1], [2], *options)
+    model = tb.Model(
+        subgraphs=[tb.SubGraph(tensors=tensors, operators=[op], inputs=[0, 1], outputs=[2])],
+        opcodes=[tb.OpCode(code)],
+    )
+    return tb.build(model)
+
+
+# name: model bytes, for Helium's rows of MUL (fast kernel), MAXIMUM and MINIMUM: a broadcast
+# per-channel operand, a broadcast scalar first operand, rows whose length is not a multiple of
+# the vector (4 lanes for MUL, 16 for the others), inputs broadcast along outer dims, RELU6.
+MUL, MAXI, MINI = tb.OPS.MUL, tb.OPS.MAXIMUM, tb.OPS.MINIMUM
+ELEMENTWISE_CASES = {
+    "mul_c6_channel": lambda: binary_model(MUL, ([1, 5, 7, 6], [6], [1, 5, 7, 6])),
+    "mul_scalar_c20_relu6": lambda: binary_model(
+        MUL, ([1], [1, 3, 4, 20], [1, 3, 4, 20]), tb.ACT.RELU6
+    ),
+    "max_c20_channel": lambda: binary_model(MAXI, ([1, 5, 4, 20], [1, 1, 1, 20], [1, 5, 4, 20])),
+    "min_outer_c7": lambda: binary_model(MINI, ([1, 3, 1, 7], [1, 1, 5, 7], [1, 3, 5, 7])),
+}
+
+
 def pool_model(
     c: int,
     size: tuple[int, int],
@@ -287,7 +321,7 @@ POOL_CASES = {
     "max_2x2_s2_c20": lambda: pool_model(20, (7, 6), 2, 2, out_q=(0.05, -3), op=MAX),
     "max_3x3_s2_c36_relu6": lambda: pool_model(36, (7, 6), 3, 2, tb.ACT.RELU6, op=MAX),
 }
-CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **POOL_CASES, **ADD_CASES}
+CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **POOL_CASES, **ADD_CASES, **ELEMENTWISE_CASES}
 
 
 @pytest.fixture(scope="module")
@@ -381,14 +415,19 @@ def test_dw_mve_routines(models: dict[str, Path]) -> None:
         assert (params["group"], out_w % params["group"]) == (group, tail), name
 
 
-def test_pool_and_add_cases_run_their_kernels(models: dict[str, Path]) -> None:
-    """The pooling and ADD cases are the kernels with a Helium path (the int8 pooling kernels,
-    the fast ADD), not a rewrite into another op."""
+def test_pool_and_elementwise_cases_run_their_kernels(models: dict[str, Path]) -> None:
+    """The pooling, ADD, MUL, MAXIMUM and MINIMUM cases are the kernels with a Helium path (the
+    int8 pooling kernels, the fast ADD and MUL), not a rewrite into another op."""
     for name in POOL_CASES:
         kernel = "tinyaot_max_pool_s8" if name.startswith("max") else "tinyaot_avg_pool_s8"
         assert compiled(models[name]).steps[-1].call.function == kernel, name
     for name in ADD_CASES:
         assert compiled(models[name]).steps[-1].call.function == "tinyaot_add_fast_s8", name
+    kernels = {"mul": "tinyaot_mul_fast_s8", "max": "tinyaot_maximum_s8"}
+    kernels["min"] = "tinyaot_minimum_s8"
+    for name in ELEMENTWISE_CASES:
+        function = compiled(models[name]).steps[-1].call.function
+        assert function == kernels[name[:3]], name
 
 
 def inputs_for(ref: Reference, seed: int) -> list[list[np.ndarray]]:

@@ -4,13 +4,12 @@
 #include <tinyaot/isa.h>
 
 #if TINYAOT_MVE_KERNELS
-#include <arm_mve.h>
+#include <tinyaot/requant_mve.h>
 
 /*
  * With Helium, four elements at a time: a widening VLDRB of each input, a VLDRW gather of each
- * table entry, then tinyaot_requant lane by lane (the 64-bit sum's upper word from VMULH, VMUL
- * and the carry of the lower words, the rounding word 2^30 or -2^30 by the sum's sign), the
- * clamp and a narrowing store. The last count % 4 go predicated: their loads, gathers and store
+ * table entry, then tinyaot_requant lane by lane (tinyaot/requant_mve.h), the clamp and a
+ * narrowing store. The last count % 4 go predicated: their loads, gathers and store
  * touch nothing past the tensors. Each group's reads come before its writes, so a read is never
  * later than in the portable loop's order and a write no earlier than one element at a time would
  * need: the planner's overlaps hold.
@@ -22,17 +21,7 @@ struct tinyaot_add_mve {
 /* The four outputs of the table entries' sums acc. */
 static inline int32x4_t tinyaot_add_mve_out(const struct tinyaot_add_mve *k, int32x4_t acc)
 {
-	const int32x4_t s = vshrq_n_s32(acc, 31);
-	/* The rounding word's low half: 2^30, or -2^30 for a negative sum. */
-	const uint32x4_t rl =
-		vreinterpretq_u32_s32(veorq_s32(vdupq_n_s32(0x40000000), vshlq_n_s32(s, 31)));
-	const uint32x4_t low = vreinterpretq_u32_s32(vmulq_s32(acc, k->m));
-	const uint32x4_t sum = vaddq_u32(low, rl);
-	int32x4_t upper = vaddq_s32(vaddq_s32(vmulhq_s32(acc, k->m), k->h), s);
-
-	upper = vaddq_m_n_s32(upper, upper, 1, vcmphiq_u32(low, sum));
-	upper = vshlq_s32(upper, k->shift);
-	return vmaxq_s32(vminq_s32(upper, k->hi), k->lo);
+	return vmaxq_s32(vminq_s32(tinyaot_requant_mve(acc, k->m, k->h, k->shift), k->hi), k->lo);
 }
 
 static void tinyaot_add_fast_mve(const struct tinyaot_add_fast_params *p, const int8_t *input1,

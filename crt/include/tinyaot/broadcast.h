@@ -67,4 +67,21 @@ static inline void tinyaot_broadcast_next_row(const struct tinyaot_broadcast *b,
 		}                                                                                  \
 	} while (0)
 
+/*
+ * body once per row of the innermost dim, with row.offset1 and row.offset2 the inputs' first
+ * elements of the row, i_ the row's first output element and w_, s1_, s2_ its length and the
+ * inputs' strides along it (1, or 0 where an input is broadcast): for kernels that work a row
+ * at a time (Helium's vector loops).
+ */
+#define TINYAOT_BROADCAST_ROWS(bc, body)                                                           \
+	do {                                                                                       \
+		const struct tinyaot_broadcast *b_ = (bc);                                         \
+		const int32_t n_ = tinyaot_broadcast_count(b_);                                    \
+		const int32_t w_ = b_->shape[3], s1_ = b_->stride1[3], s2_ = b_->stride2[3];       \
+		struct tinyaot_broadcast_cursor row = {{0, 0, 0, 0}, 0, 0};                        \
+		for (int32_t i_ = 0; i_ < n_; i_ += w_, tinyaot_broadcast_next_row(b_, &row)) {    \
+			body                                                                       \
+		}                                                                                  \
+	} while (0)
+
 #endif /* TINYAOT_BROADCAST_H_ */
