@@ -350,13 +350,19 @@ static inline void tinyaot_dwconv_taps_chunk(const struct tinyaot_taps_run r,
 		out[c + 3] = tinyaot_dwconv_taps_out(r, q + 3 * words, a3);
 		return;
 	}
-	for (int32_t j = 0; j < n; j++, q += words) {
-		int32_t acc = q[0];
+	/* Every sum before the first store, as above: the output may overlap the taps (in place,
+	 * a gap apart), and a store of channel j may land on a tap of channel j + 1.
+	 */
+	int32_t acc[4];
 
+	for (int32_t j = 0; j < n; j++) {
+		acc[j] = q[j * words];
 		for (int32_t t = 0; t < taps; t++) {
-			acc += w[t * channels + j] * tap[t][c + j];
+			acc[j] += w[t * channels + j] * tap[t][c + j];
 		}
-		out[c + j] = tinyaot_dwconv_taps_out(r, q, acc);
+	}
+	for (int32_t j = 0; j < n; j++) {
+		out[c + j] = tinyaot_dwconv_taps_out(r, q + j * words, acc[j]);
 	}
 }
 
