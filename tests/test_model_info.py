@@ -423,7 +423,7 @@ REPORT_KEYS = {
     "weights": ["bytes", "section"],
     "code": ["bytes", "model", "runtime", "source", "image"],
     "patch_stage": ["first_step", "last_step", "layers", "stripes", "output_shape",
-                    "extra_macs", "arena_without"],
+                    "extra_macs", "kept_bytes", "arena_without"],
 }  # fmt: skip
 # Float and int8 I/O, int16, several inputs, several outputs, variable tensors, resource
 # variables: one model each keeps the test cheap (a report compiles the model again).

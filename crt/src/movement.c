@@ -65,6 +65,11 @@ void tinyaot_copy(const struct tinyaot_copy_params *p, const void *input, void *
 	} while (d >= 0);
 }
 
+void tinyaot_move(const struct tinyaot_move_params *p, const void *input, void *output)
+{
+	memmove(output, input, (size_t)p->bytes);
+}
+
 void tinyaot_copy_table(const struct tinyaot_copy_table_params *p, const void *input, void *output)
 {
 	const uint8_t *in = (const uint8_t *)input;

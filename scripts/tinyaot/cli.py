@@ -17,7 +17,7 @@ from . import codegen, fast, report, tflm_ops
 from .compiler import Compiled, Options, compile_model
 from .errors import CompileError
 from .ops import OPS
-from .patch import DEFAULT_MAX_EXTRA_MACS
+from .patch import DEFAULT_MAX_EXTRA_MACS, KEEP
 
 EXIT_ERROR = 2
 EXIT_INTERNAL = 3
@@ -43,11 +43,14 @@ def _options(args: argparse.Namespace) -> Options:
     )
 
 
-def _stage(text: str) -> tuple[int, int]:
-    layers, _, stripes = text.partition(":")
-    if not (layers.isdigit() and stripes.isdigit()):
-        raise argparse.ArgumentTypeError(f"'{text}' is not LAYERS:STRIPES")
-    return int(layers), int(stripes)
+def _stage(text: str) -> tuple[int, int, str]:
+    layers, _, rest = text.partition(":")
+    stripes, _, keep = rest.partition(":")
+    if not (layers.isdigit() and stripes.isdigit() and keep in ("", *KEEP)):
+        raise argparse.ArgumentTypeError(
+            f"'{text}' is not LAYERS:STRIPES[:KEEP], KEEP one of {', '.join(KEEP)}"
+        )
+    return int(layers), int(stripes), keep or "none"
 
 
 def _compile(args: argparse.Namespace) -> Compiled:
@@ -207,8 +210,10 @@ def _model_args(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--patch-stage",
         type=_stage,
-        metavar="LAYERS:STRIPES",
-        help="run the first LAYERS windowed layers in STRIPES stripes, whatever the budget",
+        metavar="LAYERS:STRIPES[:KEEP]",
+        help="run the first LAYERS windowed layers in STRIPES stripes, whatever the budget; "
+        "KEEP says which layers keep the rows the next stripe shares instead of recomputing "
+        "them: none (the default), inner (all but those reading the stage input) or all",
     )
     p.add_argument(
         "--custom-op",

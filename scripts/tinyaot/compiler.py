@@ -50,7 +50,7 @@ class Options:
     smallest_arena: bool = False
     max_extra_macs: int = patch.DEFAULT_MAX_EXTRA_MACS
     # A patch stage of (layers, stripes), whatever the arena it needs.
-    patch_stage: tuple[int, int] | None = None
+    patch_stage: tuple[int, int, str] | None = None
     # Models compiled with the same pool name share one arena (never run at once).
     shared_arena: str | None = None
     # Custom codes whose kernels the application links (custom.py).

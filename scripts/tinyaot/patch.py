@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import itertools
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -34,7 +35,7 @@ import numpy as np
 from . import planner
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
-from .lowering import TILE_PADS, KernelCall, TensorArg, tensor_args
+from .lowering import TILE_PADS, InPlace, KernelCall, TensorArg, tensor_args
 
 if TYPE_CHECKING:
     from .compiler import Step
@@ -45,8 +46,14 @@ ELEMENTWISE = ("HARD_SWISH", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "LOG
 # Elementwise ops of two inputs: of two stage tensors of one shape (a residual ADD), or of one
 # and a constant the same for every row (a per-channel scale, PReLU's MUL and MAXIMUM).
 BINARY = ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM")
+# An overlap rule's bound that every placement meets.
+ANYWHERE = 1 << 30
 # Stripes beyond this many cost more in code and parameters than they save.
 MAX_STRIPES = 16
+# Which layers keep the rows the next stripe shares instead of recomputing them (no MAC
+# repeated, the kept rows live across stripes): none, all but those reading the stage input
+# (whole anyway, so their recomputed rows cost MACs and no buffer), or all.
+KEEP = ("none", "inner", "all")
 # The extra MACs a plan may cost by default, in percent of the layer-by-layer MACs.
 DEFAULT_MAX_EXTRA_MACS = 20
 
@@ -70,11 +77,15 @@ class Layer:
 
 @dataclasses.dataclass(frozen=True)
 class Stripe:
-    """One stripe: per layer, the output rows it computes and the rows of its inputs it reads
-    (a layer whose output several read computes every row any of them reads)."""
+    """One stripe: per layer, the output rows its buffer holds (every row a layer reading it
+    reads), the rows it computes and the rows of its inputs those read. Without kept rows a
+    layer computes all its buffer holds; with them, the rows the stripe before computed come
+    from that stripe (`kept`: the rows of each buffer the next stripe takes over)."""
 
     out_rows: tuple[tuple[int, int], ...]
     in_rows: tuple[tuple[int, int], ...]
+    new_rows: tuple[tuple[int, int], ...]
+    kept: tuple[tuple[int, int], ...]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -87,6 +98,8 @@ class Candidate:
     extra_macs: int
     # The stage's own part of the estimate.
     own: int = 0
+    # Which layers keep the rows the next stripe shares (KEEP).
+    keep: str = "none"
 
 
 @dataclasses.dataclass
@@ -101,8 +114,12 @@ class PatchPlan:
     extra_macs: int
     base_macs: int
     base_arena: int
-    # Steps per stripe: a layer a stripe needs no row of is left out of it.
+    # Steps per stripe: a layer a stripe needs no row of is left out of it, a copy of kept rows
+    # counts.
     stripe_steps: tuple[int, ...]
+    # Which layers keep the rows the next stripe shares (KEEP), kept_bytes at most at once.
+    keep: str = "none"
+    kept_bytes: int = 0
 
     @property
     def steps(self) -> int:
@@ -248,26 +265,51 @@ def _reads(layer: Layer, a: int, b: int) -> tuple[int, int]:
     return lo, max(lo, min(layer.in_h, (b - 1) * layer.stride - layer.pad + layer.k))
 
 
-def stripes(chain: list[Layer], count: int) -> tuple[Stripe, ...]:
+def stripes(chain: list[Layer], count: int, keep: str = "none") -> tuple[Stripe, ...]:
     """The stage's output rows cut into `count` stripes of near-equal height, each traced back
     through the layers to the rows it needs: of a tensor several layers read, the span of
-    what each reads."""
+    what each reads. A layer that keeps (`keep`, KEEP) computes only the rows no stripe before
+    it did, the others taken over from the stripe before (rows only ever move down, so they
+    are the last rows of its buffer)."""
     last = chain[-1].out_h
     cuts = [last * k // count for k in range(count + 1)]
     result = []
+    done = [0] * len(chain)
     for a, b in zip(cuts, cuts[1:], strict=False):
         outs: list[tuple[int, int] | None] = [None] * len(chain)
+        news: list[tuple[int, int]] = [(0, 0)] * len(chain)
         ins: list[tuple[int, int]] = [(0, 0)] * len(chain)
         outs[-1] = (a, b)
         for j in reversed(range(len(chain))):
             rows = outs[j]
             assert rows is not None, "a stage layer nothing in the stage reads"
-            ins[j] = _reads(chain[j], *rows)
+            keeps = keep == "all" or keep == "inner" and chain[j].sources != (-1,)
+            lo = max(rows[0], done[j]) if keeps and rows[0] < rows[1] else rows[0]
+            news[j] = (min(lo, rows[1]), rows[1])
+            ins[j] = _reads(chain[j], *news[j])
             for src in chain[j].sources:
                 if src >= 0:
                     outs[src] = _span(outs[src], ins[j])
-        result.append(Stripe(tuple(outs), tuple(ins)))  # type: ignore[arg-type]
-    return tuple(result)
+        for j, (lo, hi) in enumerate(news):
+            if lo < hi:
+                done[j] = hi
+            elif outs[j][0] == outs[j][1]:  # type: ignore[index]
+                # A stripe that holds none of its rows keeps none for the next.
+                done[j] = 0
+        result.append([tuple(outs), tuple(ins), tuple(news)])
+    # What each stripe keeps: the rows of its buffers the next one holds without computing.
+    for t, cur in enumerate(result):
+        kept = []
+        for j in range(len(chain)):
+            (a, b), take = cur[0][j], (0, 0)
+            if t + 1 < len(result):
+                nxt, new = result[t + 1][0][j], result[t + 1][2][j]
+                if a < b and nxt[0] < nxt[1] and nxt[0] < new[0]:
+                    take = (nxt[0], new[0])
+                    assert a <= take[0] and take[1] <= b, "kept rows outside the buffer"
+            kept.append(take)
+        cur.append(tuple(kept))
+    return tuple(Stripe(*cur) for cur in result)  # type: ignore[arg-type]
 
 
 def _span(have: tuple[int, int] | None, rows: tuple[int, int]) -> tuple[int, int]:
@@ -285,11 +327,16 @@ def _estimate(chain: list[Layer], cut: tuple[Stripe, ...], stage_in: int) -> int
     out = chain[-1].row_bytes * chain[-1].out_h
     last_read = {src: j for j, layer in enumerate(chain) for src in layer.sources}
     peak = 0
+    before = [0] * len(chain)
     for s in cut:
         rows = [(b - a) * layer.row_bytes for (a, b), layer in zip(s.out_rows, chain, strict=True)]
+        kept = [(b - a) * layer.row_bytes for (a, b), layer in zip(s.kept, chain, strict=True)]
         for j in range(len(chain)):
             live = sum(rows[i] for i in range(j) if last_read[i] >= j)
+            # Rows kept live from their buffer's last read to their layer in the next stripe.
+            live += sum(kept[i] for i in range(j) if last_read[i] < j) + sum(before[j:])
             peak = max(peak, live + (rows[j] if j < len(chain) - 1 else 0))
+        before = kept
     return stage_in + out + peak
 
 
@@ -331,15 +378,15 @@ def candidates(
         sub = chain[:depth]
         inner = {root[steps[layer.step].op.outputs[0]] for layer in sub[:-1]}
         rest = _outside(base, sub[0].step, sub[-1].step, inner)
-        for count in range(2, min(MAX_STRIPES, sub[-1].out_h) + 1):
-            cut = stripes(sub, count)
+        for count, keep in itertools.product(range(2, min(MAX_STRIPES, sub[-1].out_h) + 1), KEEP):
+            cut = stripes(sub, count, keep)
             extra = sum(
-                (s.out_rows[j][1] - s.out_rows[j][0]) * sub[j].row_macs
+                (s.new_rows[j][1] - s.new_rows[j][0]) * sub[j].row_macs
                 for s in cut
                 for j in range(depth)
             ) - sum(layer.out_h * layer.row_macs for layer in sub)
             own = _estimate(sub, cut, size_in)
-            found.append(Candidate(start, depth, cut, max(own, rest), extra, own))
+            found.append(Candidate(start, depth, cut, max(own, rest), extra, own, keep))
     return found
 
 
@@ -356,12 +403,13 @@ def expand(
     stage output's rows). Returns (steps, views: tensor -> byte offset in its root). `cache`
     keeps lowered calls across stripes and candidates of the same geometry."""
     cache = {} if cache is None else cache
-    from .compiler import Step  # noqa: F811 - the compiler imports this module
-
     chain = layers(graph, steps, root, cand.start)[: cand.depth]
     views: dict[int, int] = {}
     new_steps = []
     last_out = graph.tensors[steps[chain[-1].step].op.outputs[0]]
+    # Per layer, the tensor of rows the stripe before kept for the next.
+    kept: dict[int, int] = {}
+    last_read = {src: j for j, layer in enumerate(chain) for src in layer.sources}
     for t, stripe in enumerate(cand.stripes):
         # Per layer, its output in this stripe; per (buffer, rows), a view of fewer rows.
         made: list[int] = []
@@ -378,48 +426,107 @@ def expand(
             else:
                 root[out.index] = out.index
             made.append(out.index)
-            if a == b:
-                # Only a PAD's stripe of padding rows alone reads it, none of its rows: no call.
-                continue
-            data = [op.inputs[p] for p in data_positions(graph, op)]
-            if op.kind in WINDOWED:
-                # A window reads the whole buffer of its source, whose rows start at the first
-                # row it holds: row 0 of the image for the stage input, which is read whole.
-                src = layer.sources[0]
-                srcs = [data[0] if src < 0 else made[src]]
-                r0 = 0 if src < 0 else stripe.out_rows[src][0]
-                pad_w = steps[layer.step].call.params["d"]["pad_w"]
-                tile_op = Op(
-                    op.index,
-                    op.kind,
-                    [*srcs, *op.inputs[1:]],
-                    [out.index],
-                    {**op.options, TILE_PADS: (layer.pad - a * layer.stride + r0, pad_w)},
-                )
-            else:
-                # The others read exactly the rows they need.
-                srcs = []
-                for src, tensor in zip(layer.sources, data, strict=True):
-                    assert tensor is not None
-                    base, first = (tensor, 0) if src < 0 else (made[src], stripe.out_rows[src][0])
-                    window = (graph, root, views, windows)
-                    srcs.append(_rows(*window, base, first, stripe.in_rows[j]))
-                if op.kind == "PAD":
-                    rows = stripe.in_rows[j]
-                    tile_op = _pad_op(graph, op, srcs[0], out.index, rows, (a, b), layer)
-                else:
-                    inputs = list(op.inputs)
-                    for p, src in zip(data_positions(graph, op), srcs, strict=True):
-                        inputs[p] = src
-                    tile_op = Op(op.index, op.kind, inputs, [out.index], dict(op.options))
-            call = _lowered(graph, tile_op, lower, cache)
-            if j == len(chain) - 1 or any(s in views for s in srcs):
-                # The in-place rules describe a buffer of the stripe's own size, read from its
-                # first byte.
-                call = dataclasses.replace(call, inplace=(), reverse_param=None)
-            new_steps.append(Step(tile_op, call))
+            window = (graph, root, views, windows)
+            c = stripe.new_rows[j][0]
+            if a < c:
+                # The rows the stripe before kept, first in the buffer.
+                into = _rows(*window, out.index, a, (a, c))
+                new_steps.append(_move(graph, op, kept.pop(j), into))
+            if c < b:
+                dest = _rows(*window, out.index, a, (c, b))
+                call = _layer_step(steps, chain, stripe, j, made, dest, window, lower, cache)
+                new_steps.append(call)
+            # Rows kept for the next stripe are moved out once the last layer reading the buffer
+            # has run, so that they may take its place.
+            for i in range(j + 1):
+                k0, k1 = stripe.kept[i]
+                if k0 < k1 and last_read[i] == j:
+                    i_out = graph.tensors[steps[chain[i].step].op.outputs[0]]
+                    carry = _tensor(graph, i_out, k1 - k0, f"{i_out.name}/kept{t}")
+                    root[carry.index] = carry.index
+                    first_row = stripe.out_rows[i][0]
+                    last_rows = _rows(*window, made[i], first_row, (k0, k1))
+                    new_steps.append(_move(graph, op, last_rows, carry.index))
+                    kept[i] = carry.index
     first = chain[0].step
     return steps[:first] + new_steps + steps[chain[-1].step + 1 :], views
+
+
+def _layer_step(
+    steps: list[Step],
+    chain: list[Layer],
+    stripe: Stripe,
+    j: int,
+    made: list[int],
+    dest: int,
+    window: tuple,
+    lower: Callable[[Graph, Op], KernelCall],
+    cache: dict,
+) -> Step:
+    """Layer j on the rows the stripe computes, into `dest` (its buffer or a view of its last
+    rows)."""
+    from .compiler import Step  # noqa: F811 - the compiler imports this module
+
+    graph = window[0]
+    layer = chain[j]
+    op = steps[layer.step].op
+    a, b = stripe.new_rows[j]
+    data = [op.inputs[p] for p in data_positions(graph, op)]
+    if op.kind in WINDOWED:
+        # A window reads the whole buffer of its source, whose rows start at the first
+        # row it holds: row 0 of the image for the stage input, which is read whole.
+        src = layer.sources[0]
+        srcs = [data[0] if src < 0 else made[src]]
+        r0 = 0 if src < 0 else stripe.out_rows[src][0]
+        pad_w = steps[layer.step].call.params["d"]["pad_w"]
+        tile_op = Op(
+            op.index,
+            op.kind,
+            [*srcs, *op.inputs[1:]],
+            [dest],
+            {**op.options, TILE_PADS: (layer.pad - a * layer.stride + r0, pad_w)},
+        )
+    else:
+        # The others read exactly the rows they need.
+        srcs = []
+        for src, tensor in zip(layer.sources, data, strict=True):
+            assert tensor is not None
+            base, first = (tensor, 0) if src < 0 else (made[src], stripe.out_rows[src][0])
+            srcs.append(_rows(*window, base, first, stripe.in_rows[j]))
+        if op.kind == "PAD":
+            tile_op = _pad_op(graph, op, srcs[0], dest, stripe.in_rows[j], (a, b), layer)
+        else:
+            inputs = list(op.inputs)
+            for p, src in zip(data_positions(graph, op), srcs, strict=True):
+                inputs[p] = src
+            tile_op = Op(op.index, op.kind, inputs, [dest], dict(op.options))
+    call = _lowered(graph, tile_op, lower, cache)
+    views = window[2]
+    if dest in views or any(s in views for s in srcs):
+        # The in-place rules describe a buffer of the stripe's own size, read from its
+        # first byte.
+        call = dataclasses.replace(call, inplace=(), reverse_param=None)
+    return Step(tile_op, call)
+
+
+def _move(graph: Graph, op: Op, src: int, dest: int) -> Step:
+    """Rows a stripe keeps for the next, moved into a buffer of their own when the stripe's
+    buffer dies, and from there to the first rows of the next stripe's buffer: each may be
+    placed over the other."""
+    from .compiler import Step  # noqa: F811 - the compiler imports this module
+
+    move = Op(op.index, "COPY", [src], [dest], {})
+    call = KernelCall(
+        "tinyaot_move",
+        "tinyaot/movement.h",
+        "struct tinyaot_move_params",
+        {"bytes": graph.tensors[src].nbytes},
+        [TensorArg(src), TensorArg(dest, writable=True)],
+        # memmove: the output may overlap the input anywhere, wherever views start in their
+        # buffers.
+        inplace=(InPlace(src, -ANYWHERE, 0),),
+    )
+    return Step(move, call)
 
 
 def _rows(
@@ -515,9 +622,10 @@ def _tensor(graph: Graph, like: Tensor, rows: int, name: str) -> Tensor:
 
 def describe(p: PatchPlan) -> str:
     pct = 100.0 * p.extra_macs / p.base_macs if p.base_macs else 0.0
+    kept = f" keeping up to {p.kept_bytes} B of shared rows" if p.kept_bytes else ""
     return (
         f"patch stage: steps {p.first_step}-{p.first_step + p.depth - 1} "
-        f"({', '.join(p.kinds)}) in {p.stripes} stripes of output {list(p.out_shape)}, "
+        f"({', '.join(p.kinds)}) in {p.stripes} stripes{kept} of output {list(p.out_shape)}, "
         f"+{p.extra_macs} MACs ({pct:.1f} %), arena {p.base_arena} B layer by layer"
     )
 
@@ -552,7 +660,7 @@ def choose(
     lower: Callable[[Graph, Op], KernelCall],
     plan_of: Callable[[list], planner.Plan],
     name: str,
-    forced: tuple[int, int] | None = None,
+    forced: tuple[int, int, str] | None = None,
     in_place: frozenset[int] = frozenset(),
 ) -> Chosen | None:
     """The patch plan with the fewest extra MACs whose arena fits the budget, or with
@@ -565,12 +673,12 @@ def choose(
     found = [c for c in every if c.extra_macs <= cap]
     # The estimate leaves out in-place overlaps, which save more in some stages than in others:
     # the best stripe count of every depth is planned, not only the first few by estimate.
-    per_depth: dict[int, Candidate] = {}
+    per_depth: dict[tuple[int, str], Candidate] = {}
     for c in sorted(found, key=lambda c: (c.estimate, c.own, c.extra_macs)):
-        per_depth.setdefault(c.depth, c)
+        per_depth.setdefault((c.depth, c.keep), c)
     by_size = sorted(per_depth.values(), key=lambda c: (c.estimate, c.own, c.extra_macs))
     if forced is not None:
-        order = [c for c in every if (c.depth, len(c.stripes)) == forced]
+        order = [c for c in every if (c.depth, len(c.stripes), c.keep) == forced]
         if not order:
             raise CompileError(
                 f"model '{name}' has no patch stage of {forced[0]} layers in {forced[1]} stripes"
@@ -582,10 +690,10 @@ def choose(
         fits = sorted((c for c in found if c.estimate <= budget), key=cheap)[:TRIALS]
         # The estimate of the rest of the network leaves out its in-place overlaps, so each
         # depth's cheapest stage whose own part fits is tried too, the fewest extra MACs first.
-        own_fits: dict[int, Candidate] = {}
+        own_fits: dict[tuple[int, str], Candidate] = {}
         for c in sorted(found, key=cheap):
             if c.own <= budget:
-                own_fits.setdefault(c.depth, c)
+                own_fits.setdefault((c.depth, c.keep), c)
         order = list(dict.fromkeys(sorted({*fits, *own_fits.values()}, key=cheap) + by_size))
     best: tuple[int, int, Candidate] | None = None
     cache: dict = {}
@@ -618,9 +726,22 @@ def choose(
             cand.extra_macs,
             base_macs,
             base.size,
-            tuple(sum(a < b for a, b in stripe.out_rows) for stripe in cand.stripes),
+            tuple(_steps(stripe) for stripe in cand.stripes),
+            cand.keep,
+            max(_kept_bytes(chain, s) for s in cand.stripes),
         ),
     )
+
+
+def _steps(stripe: Stripe) -> int:
+    """A stripe's steps: its layers' calls and copies of kept rows."""
+    calls = sum(a < b for a, b in stripe.new_rows)
+    copies = sum(a < c for (a, _), (c, _) in zip(stripe.out_rows, stripe.new_rows, strict=True))
+    return calls + copies + sum(a < b for a, b in stripe.kept)
+
+
+def _kept_bytes(chain: list[Layer], stripe: Stripe) -> int:
+    return sum((b - a) * layer.row_bytes for (a, b), layer in zip(stripe.kept, chain, strict=True))
 
 
 def _trial(

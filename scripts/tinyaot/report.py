@@ -19,7 +19,7 @@ from html import escape
 from pathlib import Path
 
 from . import codegen, patch
-from .compiler import Compiled
+from .compiler import Compiled, Step
 from .errors import CompileError
 from .runtime_sources import runtime_sources
 
@@ -148,8 +148,10 @@ def text(c: Compiled, measure_code: bool = True, code: CodeSize | None = None) -
     g = c.graph
     lines = [f"model {c.options.name} ({c.source_name})", "", "ops:"]
     lines.append(f"  {'#':>3}  {'op':<20} {'kernel':<22} {'output shape':<18} {'MACs':>10}")
-    step_of = {s.op.index: s for s in c.steps}
-    # A patch stage's op runs once per stripe.
+    # A patch stage's op runs once per stripe, after the copy of kept rows in all but the first.
+    step_of: dict[int, Step] = {}
+    for s in c.steps:
+        step_of.setdefault(s.op.index, s)
     macs_of: dict[int, int] = {}
     for s in c.steps:
         macs_of[s.op.index] = macs_of.get(s.op.index, 0) + s.call.macs
@@ -259,6 +261,7 @@ def data(c: Compiled, code: CodeSize | None) -> dict:
             "stripes": p.stripes,
             "output_shape": list(p.out_shape),
             "extra_macs": p.extra_macs,
+            "kept_bytes": p.kept_bytes,
             "arena_without": p.base_arena,
         }
     return {

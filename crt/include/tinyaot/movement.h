@@ -36,6 +36,15 @@ struct tinyaot_copy_table_params {
 
 void tinyaot_copy_table(const struct tinyaot_copy_table_params *p, const void *input, void *output);
 
+/* `bytes` bytes from input to output, which may overlap: a patch stage moves the rows one stripe
+ * keeps into the next stripe's buffer, placed over them.
+ */
+struct tinyaot_move_params {
+	int32_t bytes;
+};
+
+void tinyaot_move(const struct tinyaot_move_params *p, const void *input, void *output);
+
 /* SPLIT, SPLIT_V, UNPACK and PACK: the whole tensor is `outer` blocks of `block` bytes, and
  * part k holds part_bytes[k] bytes of each block, the parts side by side in order.
  */
