@@ -354,7 +354,7 @@ def _measure_patch(
     elf = runner.build(p.patched_gen, name, [p.inputs], board, opt, workdir / f"patch{opt}", jobs=1)
     run = runner.run(elf, board, QEMU_TIMEOUT)
     instructions = round(run.instructions()[0])
-    extra = c.patch.extra_macs if c.patch else 0
+    extra = sum(stage.extra_macs for stage in c.patches)
     return PatchResult(
         arena=c.plan.size,
         input_in_place=sum(
@@ -362,7 +362,7 @@ def _measure_patch(
         ),
         macs=c.macs,
         extra_macs_percent=round(100.0 * extra / (c.macs - extra), 2) if c.macs else 0.0,
-        stage=patch.describe(c.patch) if c.patch else "no stage: layer by layer",
+        stage="; ".join(map(patch.describe, c.patches)) or "no stage: layer by layer",
         instructions=instructions,
         instructions_overhead_percent=round(100.0 * (instructions - base) / base, 2),
         matches_tflm=_matches(run.outputs[0], p.want),

@@ -412,7 +412,7 @@ def test_report_text_and_svg(programs, model: Path, tmp_path: Path) -> None:
 # The JSON report's keys, in their order (doc/index.rst, "Reports as data").
 REPORT_KEYS = {
     "": ["schema", "model", "inputs", "outputs", "ops", "arena", "state", "weights", "code",
-         "patch_stage"],
+         "patch_stage", "patch_stages"],
     "model": ["name", "source", "macs"],
     "port": ["tensor", "name", "dtype", "shape", "bytes", "quantization", "in_place"],
     "quantization": ["scale", "zero_point", "axis"],
@@ -497,7 +497,7 @@ def test_report_json(programs, stem: str) -> None:
     # The code of the linked program, by its symbol table.
     assert list(got["code"]) == REPORT_KEYS["code"]
     assert got["code"] == linked_code(symbol_sizes(exe), name, exe.name)
-    assert got["patch_stage"] is None
+    assert got["patch_stage"] is None and got["patch_stages"] == []
 
 
 def test_report_json_patch_stage_and_text_code(tmp_path: Path) -> None:
@@ -508,6 +508,7 @@ def test_report_json_patch_stage_and_text_code(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr
     got = json.loads(done.stdout)
     stage = got["patch_stage"]
+    assert got["patch_stages"] == [stage]
     assert list(stage) == REPORT_KEYS["patch_stage"]
     assert stage["stripes"] == 2 and len(stage["layers"]) == 2
     assert stage["last_step"] - stage["first_step"] + 1 == 2 * 2

@@ -56,7 +56,7 @@ def out_size(h: int, layer: Layer) -> int:
     kind, k, stride, same, _ = layer
     if kind == "pad":
         return h + k % 3 + stride
-    if kind in ("res", "hswish", "prelu"):
+    if kind in ("res", "hswish", "prelu", "se"):
         return h
     return (h + stride - 1) // stride if same else (h - k) // stride + 1
 
@@ -64,6 +64,7 @@ def out_size(h: int, layer: Layer) -> int:
 def steps_of(layers: list[Layer]) -> int:
     """The compiled steps (ops) of the layers: a block's branch and its ADD, PReLU's two."""
     count = {"prelu": lambda layer: 2, "res": lambda layer: 4 if layer[4] else 2 + layer[2] // 2}
+    count["se"] = count["prelu"]
     return sum(count.get(layer[0], lambda layer: 1)(layer) for layer in layers)
 
 
@@ -138,6 +139,20 @@ def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
             ]
             ops.append(tb.Operator(code(tb.OPS.PAD), [x, n], [n + 1], "PadOptions", {}))
             x = n + 1
+        elif kind == "se":
+            # A squeeze-and-excitation's scale: the channel means (MEAN of rows and columns,
+            # which no stripe computes), multiplied back into every pixel.
+            buffers.append(tb.Buffer(tb.int32_bytes([1, 2])))
+            tensors += [
+                tb.Tensor(f"axes{i}", [2], tb.INT32, len(buffers) - 1),
+                tb.Tensor(f"m{i}", [1, 1, 1, c], tb.INT8, 0, [scale], [zp]),
+                tb.Tensor(f"t{i}", [1, h, h, c], tb.INT8, 0, [scale * scale * 128], [0]),
+            ]
+            options = {"KeepDims": True}
+            ops.append(tb.Operator(code(tb.OPS.MEAN), [x, n], [n + 1], "ReducerOptions", options))
+            options = {"FusedActivationFunction": 0}
+            ops.append(tb.Operator(code(tb.OPS.MUL), [x, n + 1], [n + 2], "MulOptions", options))
+            x = n + 2
         elif kind == "hswish":
             tensors.append(tb.Tensor(f"t{i}", [1, h, h, c], tb.INT8, 0, [scale * 0.7], [zp - 2]))
             ops.append(tb.Operator(code(tb.OPS.HARD_SWISH), [x], [n]))
@@ -398,11 +413,68 @@ def test_residual_stage_matches_tflite_micro(
     stage_matches(layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime, keep)
 
 
+@settings(
+    max_examples=4,
+    deadline=None,
+    suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow],
+)
+@given(
+    before=st.lists(layer(), min_size=1, max_size=3),
+    after=st.lists(layer(), min_size=1, max_size=3),
+    size=st.integers(12, 24),
+    channels=st.sampled_from([1, 3, 4]),
+    seed=st.integers(0, 1000),
+)
+# FOMO-like: its smallest arena (2,312 B, 4,688 layer by layer) has a stage before the
+# squeeze-and-excitation block, keeping all rows, and one after it.
+@example(
+    before=[("conv", 3, 1, True, 8), ("dw", 3, 2, True, 8)],
+    after=[("conv", 1, 1, True, 8), ("pad", 1, 1, False, 8), ("dw", 3, 2, False, 8)],
+    size=24,
+    channels=3,
+    seed=4,
+)
+def test_two_stages_match_tflite_micro(
+    before, after, size, channels, seed, tmp_path_factory, runtime
+):
+    """Two runs of layers apart (a squeeze-and-excitation block between them, whose MEAN no
+    stripe computes): the smallest arena, with a stage in each where that lowers it, is byte
+    for byte TFLite Micro's through _run() and _invoke()."""
+    layers = [*before, ("se", 1, 1, False, 0), *after]
+    h = size
+    for item in layers:
+        h = out_size(h, item)
+        assume(h >= 1)
+    workdir = tmp_path_factory.mktemp("two")
+    model = workdir / "cnn.tflite"
+    model.write_bytes(cnn(layers, size, channels, seed))
+    got, want = run_host(model, workdir, runtime, ("--smallest-arena",), seed)
+    for outputs in got:
+        assert outputs[0].tobytes() == want[0].tobytes()
+
+
+def test_two_stages_of_the_fomo_float32_model(tmp_path, runtime):
+    """SSCMA's float32 FOMO peaks after its squeeze-and-excitation block: the smallest arena
+    takes a stage before the block and one after it, below 0.4x TFLite Micro's head (its
+    layer-by-layer arena), and its outputs are the layer-by-layer build's bytes, within 1e-5
+    of TFLite Micro's."""
+    model = REPO / "models" / "sscma_fomo_float32.tflite"
+    c = compiler.compile_model(model, compiler.Options(name="m", smallest_arena=True))
+    assert [p.first_step for p in c.patches] == [0, 14]
+    assert c.plan.size <= 0.4 * c.patch.base_arena and planner.check(c.plan) == []
+    got, want = run_host(model, tmp_path / "patch", runtime, ("--smallest-arena",), 5)
+    base, _ = run_host(model, tmp_path / "base", runtime, (), 5)
+    for outputs in got:
+        assert outputs[0].tobytes() == base[0][0].tobytes()
+        np.testing.assert_allclose(outputs[0], want[0], rtol=1e-5, atol=1e-6)
+
+
 # Every int8 corpus CNN (vision and 2-D audio) whose smallest arena is a patch plan: stages of
 # windowed chains, residual ADDs (ResNet-8's with a strided 1x1 shortcut, BlazeFace's after a
 # PAD of channels, Yolo's with LEAKY_RELU), PADs on the stage input (FOMO, MobileNetV2), rows
-# kept or recomputed, layers whose last rows nothing reads. Person detection runs under a
-# budget below, the Yolo person detector's stage on the Cortex-M3 too.
+# kept or recomputed, layers whose last rows nothing reads, two stages (the Yolo person
+# detector, PFLD, the EV charger detector). Person detection runs under a budget below, the
+# Yolo person detector's two stages on the Cortex-M3 too.
 PATCH_CORPUS = (
     "mlperf_tiny_vww_mobilenetv1_int8",
     "mlperf_tiny_ic_resnet8_int8",
@@ -424,6 +496,8 @@ PATCH_CORPUS = (
     "mltk_kws_on_off_int8",
     "mltk_kws_pacman_int8",
     "armpico_fire_alarm_int8",
+    # A stage between TRANSPOSEs (it runs NCHW), its 900 KB input read in place.
+    "tflm_retinaface_int8",
 )
 
 
@@ -595,11 +669,13 @@ def test_budget_stage_exact_on_cortex_m3(person, tmp_path):
 
 @pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
 def test_residual_stage_exact_on_cortex_m3(tmp_path):
-    """A stage with a PAD on its input, LEAKY_RELUs and a residual ADD (the Yolo person
-    detector's smallest arena), cross-compiled for the Cortex-M3, gives TFLite Micro's bytes."""
+    """Two stages, the first with a PAD on its input, LEAKY_RELUs and residual ADDs, the second
+    reading the first's output (the Yolo person detector's smallest arena), cross-compiled for
+    the Cortex-M3, give TFLite Micro's bytes."""
     model = REPO / "models" / "efinix_yolo_person_detect_int8.tflite"
     c = compiler.compile_model(model, compiler.Options(name="m", smallest_arena=True))
     assert c.patch is not None and {"PAD", "LEAKY_RELU", "ADD"} <= set(c.patch.kinds)
+    assert [p.first_step for p in c.patches] == [0, c.patch.depth]
     gen = tmp_path / "gen"
     gen.mkdir()
     for name, text in codegen.generate(c).items():

@@ -78,9 +78,15 @@ class Compiled:
     state: state.StateLayout = field(default_factory=state.StateLayout)
     # A patch stage's stripe outputs: tensor -> byte offset in the tensor it is rows of.
     views: dict[int, int] = field(default_factory=dict)
-    patch: patch.PatchPlan | None = None
+    # The patch stages, in step order.
+    patches: tuple[patch.PatchPlan, ...] = ()
     # Graph inputs (their roots) that _run() reads where the caller has them: not in the arena.
     in_place: frozenset[int] = frozenset()
+
+    @property
+    def patch(self) -> patch.PatchPlan | None:
+        """The first patch stage."""
+        return self.patches[0] if self.patches else None
 
     def offset(self, tensor: int) -> int:
         """The tensor's offset in the arena, or for an input read in place, in that input."""
@@ -238,7 +244,8 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
             )
         if chosen:
             # The report compares with the plan without a budget, the inputs in the arena.
-            chosen.patch.base_arena = plan.size
+            for stage in chosen.patches:
+                stage.base_arena = plan.size
         steps, plan = (chosen.steps, chosen.plan) if chosen else (steps, base)
         if in_place:
             # Where the input in the arena costs no byte, it stays there (and _invoke() with it).
@@ -260,7 +267,7 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
         macs=sum(s.call.macs for s in steps),
         state=layout,
         views=chosen.views if chosen else {},
-        patch=chosen.patch if chosen else None,
+        patches=tuple(chosen.patches) if chosen else (),
         in_place=in_place,
     )
     if options.arena_budget and plan.size > options.arena_budget:

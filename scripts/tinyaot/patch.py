@@ -127,18 +127,20 @@ class PatchPlan:
         return sum(self.stripe_steps)
 
 
-def layers(graph: Graph, steps: list, root: dict[int, int], start: int) -> list[Layer]:
-    """The longest run of layers from steps[start] that a stage can run: windowed layers, PADs,
-    activations and elementwise ops (a batch of one, NHWC), each reading only the stage input
-    (steps[start]'s first) or outputs of the run before it. Which prefixes are stages:
-    `depths`."""
+def layers(
+    graph: Graph, steps: list, root: dict[int, int], start: int, end: int | None = None
+) -> list[Layer]:
+    """The longest run of layers from steps[start] (up to steps[end]) that a stage can run:
+    windowed layers, PADs, activations and elementwise ops (a batch of one, NHWC), each reading
+    only the stage input (steps[start]'s first) or outputs of the run before it. Which prefixes
+    are stages: `depths`."""
     if not steps[start].op.inputs or steps[start].op.inputs[0] is None:
         return []
     stage_in = root[steps[start].op.inputs[0]]
     # Root -> (layer, shape) of what the run made; the stage input as layer -1.
     made = {stage_in: (-1, graph.tensors[steps[start].op.inputs[0]].shape)}
     chain: list[Layer] = []
-    for i in range(start, len(steps)):
+    for i in range(start, len(steps) if end is None else end):
         step = steps[i]
         if step.call.custom is not None:
             break
@@ -360,18 +362,43 @@ def candidates(
     root: dict[int, int],
     base: planner.Plan,
     in_place: frozenset[int] = frozenset(),
+    taken: tuple[tuple[int, int], ...] = (),
 ) -> list[Candidate]:
-    """Every stage (from the first layer that starts one, of two layers or more) and stripe count,
-    with the arena it needs at the least: its own, or the rest of the network's. A stage input
-    in `in_place` is read in the caller's buffer, outside the arena."""
+    """Every stage (of two layers or more, from the first layer of each run of layers that
+    starts one, outside the steps `taken` by stages already planned) and stripe count, with the
+    arena it needs at the least: its own, or the rest of the network's. A stage input in
+    `in_place` is read in the caller's buffer, outside the arena."""
     found: list[Candidate] = []
-    for start in range(len(steps)):
-        chain = layers(graph, steps, root, start)
+    start = 0
+    while start < len(steps):
+        inside = [b for a, b in taken if a <= start < b]
+        if inside:
+            start = inside[0]
+            continue
+        end = min((a for a, _ in taken if a > start), default=len(steps))
+        chain = layers(graph, steps, root, start, end)
         valid = depths(graph, steps, root, chain)
-        if valid:
-            break
-    else:
-        return found
+        if not valid:
+            start += 1
+            continue
+        found += _candidates_at(graph, steps, root, base, in_place, chain, valid)
+        start = chain[-1].step + 1
+    return found
+
+
+def _candidates_at(
+    graph: Graph,
+    steps: list,
+    root: dict[int, int],
+    base: planner.Plan,
+    in_place: frozenset[int],
+    chain: list[Layer],
+    valid: list[int],
+) -> list[Candidate]:
+    """The candidates of the stages that start a run: each depth, stripe count and way of
+    sharing rows."""
+    found: list[Candidate] = []
+    start = chain[0].step
     stage_in = root[steps[start].op.inputs[0]]
     size_in = 0 if stage_in in in_place else graph.tensors[stage_in].nbytes
     for depth in valid:
@@ -639,6 +666,13 @@ def no_fit(name: str, budget: int, smallest: int, cap: int) -> CompileError:
 
 # Stages the compiler lowers and plans in full, of those the estimate ranks first.
 TRIALS = 4
+# Stages planned in full (each the best stripes of its start, depth and way of sharing rows by
+# the estimate) before the search stops at the first smaller arena than without the stage: over
+# the corpus the smallest was among the first two, but where the estimate misleads (RetinaFace's
+# stages between TRANSPOSEs) the first smaller one comes later.
+TRIALS_ONCE_SMALLER = 8
+# Stages at most in one plan: a second one further in, where the peak moved to.
+MAX_STAGES = 2
 
 
 @dataclasses.dataclass
@@ -646,7 +680,8 @@ class Chosen:
     steps: list
     plan: planner.Plan
     views: dict[int, int]
-    patch: PatchPlan
+    # The stages in step order.
+    patches: list[PatchPlan]
 
 
 def choose(
@@ -664,21 +699,92 @@ def choose(
     in_place: frozenset[int] = frozenset(),
 ) -> Chosen | None:
     """The patch plan with the fewest extra MACs whose arena fits the budget, or with
-    `smallest`, the smallest arena, or the `forced` (depth, stripes); None when no stage does
-    better than layer by layer. Raises the budget error, with the smallest arena found, when
+    `smallest`, the smallest arena, or the `forced` (depth, stripes, keep) of the first run;
+    None when no stage does better than layer by layer. One stage is chosen so (the smallest
+    arena when none fits), then, while the arena is over the budget (or with `smallest`) and
+    shrinks, another in the steps outside the stages before, up to MAX_STAGES, their extra
+    MACs within the cap together. Raises the budget error, with the smallest arena found, when
     nothing fits."""
     base_macs = sum(s.call.macs for s in steps)
     cap = base_macs * max_extra // 100
-    every = candidates(graph, steps, root, base, in_place)
+    chosen: Chosen | None = None
+    plans: list[PatchPlan] = []
+    # The steps each stage planned so far became, in the current steps (one range per plan).
+    taken: list[tuple[int, int]] = []
+    cur_steps, cur_base, views = steps, base, {}
+    for _ in range(1 if forced else MAX_STAGES):
+        spent = sum(p.extra_macs for p in plans)
+        pick = _best(
+            graph, cur_steps, root, cur_base, budget, smallest, cap - spent, lower, plan_of, name,
+            forced, in_place, tuple(taken),
+        )  # fmt: skip
+        if pick is None or (forced is None and pick[0] >= cur_base.size):
+            break
+        cand, cache = pick[1], pick[2]
+        new_steps, new_views = expand(graph, cur_steps, root, cand, lower, cache)
+        chain = layers(graph, cur_steps, root, cand.start)[: cand.depth]
+        last = graph.tensors[cur_steps[chain[-1].step].op.outputs[0]]
+        grown = len(new_steps) - len(cur_steps)
+        # The stage's first step among the layer-by-layer steps: the stages before it grew.
+        first = chain[0].step - sum(
+            p.steps - p.depth for p, (a, _) in zip(plans, taken, strict=True) if a < chain[0].step
+        )
+        plans.append(
+            PatchPlan(
+                first,
+                cand.depth,
+                len(cand.stripes),
+                tuple(cur_steps[layer.step].op.kind for layer in chain),
+                last.shape,
+                cand.extra_macs,
+                base_macs,
+                base.size,
+                tuple(_steps(stripe) for stripe in cand.stripes),
+                cand.keep,
+                max(_kept_bytes(chain, s) for s in cand.stripes),
+            )
+        )
+        taken = [(a + grown, b + grown) if a > chain[0].step else (a, b) for a, b in taken]
+        taken.append((chain[0].step, chain[0].step + cand.depth + grown))
+        cur_steps, views = new_steps, {**views, **new_views}
+        cur_base = plan_of(cur_steps)
+        chosen = Chosen(cur_steps, cur_base, views, sorted(plans, key=lambda p: p.first_step))
+        if not smallest and cur_base.size <= budget:
+            break
+    if forced is None and budget and cur_base.size > budget:
+        raise no_fit(name, budget, cur_base.size, max_extra)
+    return chosen
+
+
+def _best(
+    graph: Graph,
+    steps: list,
+    root: dict[int, int],
+    base: planner.Plan,
+    budget: int,
+    smallest: bool,
+    cap: int,
+    lower: Callable[[Graph, Op], KernelCall],
+    plan_of: Callable[[list], planner.Plan],
+    name: str,
+    forced: tuple[int, int, str] | None,
+    in_place: frozenset[int],
+    taken: tuple[tuple[int, int], ...],
+) -> tuple[int, Candidate, dict] | None:
+    """One stage outside the steps `taken`: the first of the fewest extra MACs that fits the
+    budget, else (or with `smallest`) the smallest arena; with its planned arena and the
+    lowered calls to reuse."""
+    every = candidates(graph, steps, root, base, in_place, taken)
     found = [c for c in every if c.extra_macs <= cap]
     # The estimate leaves out in-place overlaps, which save more in some stages than in others:
-    # the best stripe count of every depth is planned, not only the first few by estimate.
-    per_depth: dict[tuple[int, str], Candidate] = {}
+    # the best stripe count of every stage is planned, in the order of the estimate.
+    per_stage: dict[tuple[int, int, str], Candidate] = {}
     for c in sorted(found, key=lambda c: (c.estimate, c.own, c.extra_macs)):
-        per_depth.setdefault((c.depth, c.keep), c)
-    by_size = sorted(per_depth.values(), key=lambda c: (c.estimate, c.own, c.extra_macs))
+        per_stage.setdefault((c.start, c.depth, c.keep), c)
+    by_size = sorted(per_stage.values(), key=lambda c: (c.estimate, c.own, c.extra_macs))
     if forced is not None:
-        order = [c for c in every if (c.depth, len(c.stripes), c.keep) == forced]
+        first = min((c.start for c in every), default=None)
+        order = [c for c in every if (c.start, c.depth, len(c.stripes), c.keep) == (first, *forced)]
         if not order:
             raise CompileError(
                 f"model '{name}' has no patch stage of {forced[0]} layers in {forced[1]} stripes"
@@ -689,48 +795,24 @@ def choose(
         cheap = lambda c: (c.extra_macs, c.estimate, c.depth, len(c.stripes))  # noqa: E731
         fits = sorted((c for c in found if c.estimate <= budget), key=cheap)[:TRIALS]
         # The estimate of the rest of the network leaves out its in-place overlaps, so each
-        # depth's cheapest stage whose own part fits is tried too, the fewest extra MACs first.
-        own_fits: dict[tuple[int, str], Candidate] = {}
+        # stage's cheapest stripes whose own part fits are tried too, the fewest extra MACs first.
+        own_fits: dict[tuple[int, int, str], Candidate] = {}
         for c in sorted(found, key=cheap):
             if c.own <= budget:
-                own_fits.setdefault((c.depth, c.keep), c)
+                own_fits.setdefault((c.start, c.depth, c.keep), c)
         order = list(dict.fromkeys(sorted({*fits, *own_fits.values()}, key=cheap) + by_size))
     best: tuple[int, int, Candidate] | None = None
     cache: dict = {}
-    for cand in order:
+    for i, cand in enumerate(order):
+        if i >= TRIALS_ONCE_SMALLER and best is not None and best[0] < base.size:
+            break
         size = _trial(graph, steps, root, cand, lower, plan_of, cache)
         if not smallest and size <= budget:
             best = (size, cand.extra_macs, cand)
             break
         if best is None or (size, cand.extra_macs) < best[:2]:
             best = (size, cand.extra_macs, cand)
-    if forced is None and budget and (best is None or best[0] > budget):
-        smallest_found = min(base.size, best[0]) if best else base.size
-        raise no_fit(name, budget, smallest_found, max_extra)
-    if best is None or (forced is None and best[0] >= base.size):
-        return None
-    cand = best[2]
-    new_steps, views = expand(graph, steps, root, cand, lower, cache)
-    chain = layers(graph, steps, root, cand.start)[: cand.depth]
-    last = graph.tensors[steps[chain[-1].step].op.outputs[0]]
-    return Chosen(
-        new_steps,
-        plan_of(new_steps),
-        views,
-        PatchPlan(
-            chain[0].step,
-            cand.depth,
-            len(cand.stripes),
-            tuple(steps[layer.step].op.kind for layer in chain),
-            last.shape,
-            cand.extra_macs,
-            base_macs,
-            base.size,
-            tuple(_steps(stripe) for stripe in cand.stripes),
-            cand.keep,
-            max(_kept_bytes(chain, s) for s in cand.stripes),
-        ),
-    )
+    return None if best is None else (best[0], best[2], cache)
 
 
 def _steps(stripe: Stripe) -> int:

@@ -67,7 +67,7 @@ def summary(c: Compiled) -> str:
         f"tinyaot: {c.options.name}: arena {c.plan.size} B{_in_place(c)}, "
         f"weights {c.weights_size} B, {len(c.graph.ops)} ops, {c.macs} MACs"
     )
-    return line + (f"\ntinyaot: {c.options.name}: {patch.describe(c.patch)}" if c.patch else "")
+    return line + "".join(f"\ntinyaot: {c.options.name}: {patch.describe(p)}" for p in c.patches)
 
 
 def code_size(c: Compiled) -> CodeSize | None:
@@ -195,8 +195,9 @@ def text(c: Compiled, measure_code: bool = True, code: CodeSize | None = None) -
         + (" (no linked image given, no arm-none-eabi-gcc to estimate)" if measure_code else ""),
         f"MACs:    {c.macs}",
     ]
-    if c.patch:
-        lines.append(f"{patch.describe(c.patch)}; its steps {_stage_steps(c)}")
+    for p in c.patches:
+        first, last = _stage_steps(c, p)
+        lines.append(f"{patch.describe(p)}; its steps {first}..{last}")
     return "\n".join(lines) + "\n"
 
 
@@ -251,12 +252,10 @@ def data(c: Compiled, code: CodeSize | None) -> dict:
             c.plan.buffers.items(), key=lambda kv: (c.plan.offsets[kv[0]], kv[0])
         )
     ]
-    stage = None
-    if c.patch:
-        p = c.patch
-        stage = {
-            "first_step": p.first_step,
-            "last_step": p.first_step + p.steps - 1,
+    stages = [
+        {
+            "first_step": _stage_steps(c, p)[0],
+            "last_step": _stage_steps(c, p)[1],
             "layers": list(p.kinds),
             "stripes": p.stripes,
             "output_shape": list(p.out_shape),
@@ -264,6 +263,8 @@ def data(c: Compiled, code: CodeSize | None) -> dict:
             "kept_bytes": p.kept_bytes,
             "arena_without": p.base_arena,
         }
+        for p in c.patches
+    ]
     return {
         "schema": SCHEMA,
         "model": {"name": c.options.name, "source": c.source_name, "macs": c.macs},
@@ -280,7 +281,8 @@ def data(c: Compiled, code: CodeSize | None) -> dict:
         "state": {"bytes": c.state.size},
         "weights": {"bytes": c.weights_size, "section": c.options.weights_section},
         "code": None if code is None else _code(code),
-        "patch_stage": stage,
+        "patch_stage": stages[0] if stages else None,
+        "patch_stages": stages,
     }
 
 
@@ -313,10 +315,10 @@ def _by_offset(c: Compiled) -> list:
     return sorted(c.plan.buffers.items(), key=lambda kv: (c.plan.offsets[kv[0]], kv[0]))
 
 
-def _stage_steps(c: Compiled) -> str:
-    assert c.patch is not None
-    first = c.patch.first_step
-    return f"{first}..{first + c.patch.steps - 1}"
+def _stage_steps(c: Compiled, p: patch.PatchPlan) -> tuple[int, int]:
+    """The first and last of the compiled steps a stage became (the stages before it grew)."""
+    first = p.first_step + sum(q.steps - q.depth for q in c.patches if q.first_step < p.first_step)
+    return first, first + p.steps - 1
 
 
 def svg(c: Compiled) -> str:
@@ -335,23 +337,21 @@ def svg(c: Compiled) -> str:
         f'<rect x="{left}" y="{top}" width="{width - left - 20}" height="{height - top - bottom}" '
         'fill="none" stroke="#999"/>',
     ]
-    if c.patch:
-        # The patch stage: a band behind its steps, a line between its stripes.
-        first = c.patch.first_step
-        x0, x1 = x_of(first), x_of(first + c.patch.steps)
+    for p in c.patches:
+        # Each patch stage: a band behind its steps, a line between its stripes.
+        first = _stage_steps(c, p)[0]
+        x0, x1 = x_of(first), x_of(first + p.steps)
         out.append(
             f'<rect x="{x0:.1f}" y="{top}" width="{x1 - x0:.1f}" height="{height - top - bottom}" '
-            f'fill="#eee"><title>{escape(patch.describe(c.patch))}</title></rect>'
+            f'fill="#eee"><title>{escape(patch.describe(p))}</title></rect>'
         )
-        for k in range(1, c.patch.stripes):
-            x = x_of(first + sum(c.patch.stripe_steps[:k]))
+        for k in range(1, p.stripes):
+            x = x_of(first + sum(p.stripe_steps[:k]))
             out.append(
                 f'<line x1="{x:.1f}" y1="{top}" x2="{x:.1f}" y2="{height - bottom}" '
                 'stroke="#bbb" stroke-dasharray="3,3"/>'
             )
-        out.append(
-            f'<text x="{x0 + 3:.1f}" y="{top - 4}">patch stage: {c.patch.stripes} stripes</text>'
-        )
+        out.append(f'<text x="{x0 + 3:.1f}" y="{top - 4}">patch stage: {p.stripes} stripes</text>')
     for i, (key, buf) in enumerate(sorted(c.plan.buffers.items())):
         off = c.plan.offsets[key]
         x0, x1 = x_of(buf.start), x_of(buf.end + 1)
