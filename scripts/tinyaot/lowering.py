@@ -433,6 +433,9 @@ def window_padding(
 # The op option that lowers a windowed op on one tile of a patch stage (patch.py): the
 # (pad_h, pad_w) of the tile's windows.
 TILE_PADS = "tinyaot_tile_pads"
+# The op option that lowers a resize on one stripe of rows: (first output row, first input row,
+# input height) of the stripe in the full op, whose output height the size tensor gives.
+TILE_ROWS = "tinyaot_tile_rows"
 
 
 def window_dims(

@@ -8,11 +8,14 @@ Stripes span whole rows, so every window is contiguous in memory and the last la
 its rows straight into the stage output; overlapping rows are computed once per stripe that
 needs them (the extra MACs).
 
-Between them a stage may hold PADs, activations, elementwise ops with a constant the same for
-every row (PReLU's MUL and MAXIMUM) and residual blocks: an ADD (without broadcasting) of two
-tensors made inside the stage, or of one and the stage input. A tensor that several layers read
-is computed, in each stripe, over the rows all of them need; the elementwise ops and PADs read
-exactly the rows they need, through views of those buffers (or of the stage input).
+Between them a stage may hold PADs, activations, QUANTIZE and DEQUANTIZE, elementwise ops with
+a constant the same for every row (PReLU's MUL and MAXIMUM), residual blocks (an ADD without
+broadcasting), nearest-neighbour resizes (each output row copies one input row the sizes
+choose) and concatenations along columns or channels. Past its first layer, a layer may read
+tensors made before the stage (a U-Net's skip connection), which stay whole. A tensor that
+several layers read is computed, in each stripe, over the rows all of them need; the other
+ops read exactly the rows they need, through views of those buffers (or of the tensors made
+before).
 
 Each layer of a stripe is the op lowered again on tensors of the stripe's shape, with its
 padding relative to the stripe's window (lowering.TILE_PADS): the kernel the op would get at
@@ -35,14 +38,26 @@ import numpy as np
 from . import planner
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
-from .lowering import TILE_PADS, InPlace, KernelCall, TensorArg, tensor_args
+from .lowering import TILE_PADS, TILE_ROWS, InPlace, KernelCall, TensorArg, TensorList, tensor_args
+from .ops import resize_nearest_neighbor
 
 if TYPE_CHECKING:
     from .compiler import Step
 
 WINDOWED = ("CONV_2D", "DEPTHWISE_CONV_2D", "AVERAGE_POOL_2D", "MAX_POOL_2D")
-# Activations a stage runs on rows: each output element reads the input element at its index.
-ELEMENTWISE = ("HARD_SWISH", "RELU", "RELU6", "RELU_N1_TO_1", "LEAKY_RELU", "LOGISTIC", "TANH")
+# Ops of one input a stage runs on rows: each output element reads the input element at its
+# index.
+ELEMENTWISE = (
+    "HARD_SWISH",
+    "RELU",
+    "RELU6",
+    "RELU_N1_TO_1",
+    "LEAKY_RELU",
+    "LOGISTIC",
+    "TANH",
+    "QUANTIZE",
+    "DEQUANTIZE",
+)
 # Elementwise ops of two inputs: of two stage tensors of one shape (a residual ADD), or of one
 # and a constant the same for every row (a per-channel scale, PReLU's MUL and MAXIMUM).
 BINARY = ("ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM")
@@ -71,8 +86,12 @@ class Layer:
     # Bytes of one output row, and MACs per output row.
     row_bytes: int
     row_macs: int
-    # The stage layers whose outputs it reads, one per data input (-1: the stage input).
+    # The stage layers whose outputs it reads, one per data input (-1: a tensor made before the
+    # stage, read whole).
     sources: tuple[int, ...] = (-1,)
+    # Where each output row reads one input row chosen by the sizes (RESIZE_NEAREST_NEIGHBOR):
+    # that row, per output row; else its window above.
+    source_rows: tuple[int, ...] = ()
 
 
 @dataclasses.dataclass(frozen=True)
@@ -131,9 +150,10 @@ def layers(
     graph: Graph, steps: list, root: dict[int, int], start: int, end: int | None = None
 ) -> list[Layer]:
     """The longest run of layers from steps[start] (up to steps[end]) that a stage can run:
-    windowed layers, PADs, activations and elementwise ops (a batch of one, NHWC), each reading
-    only the stage input (steps[start]'s first) or outputs of the run before it. Which prefixes
-    are stages: `depths`."""
+    windowed layers, PADs, activations, elementwise ops, nearest-neighbour resizes and
+    concatenations (a batch of one, NHWC), the first reading the stage input (steps[start]'s
+    first), the others outputs of the run before them or tensors made before the stage. Which
+    prefixes are stages: `depths`."""
     if not steps[start].op.inputs or steps[start].op.inputs[0] is None:
         return []
     stage_in = root[steps[start].op.inputs[0]]
@@ -144,15 +164,36 @@ def layers(
         step = steps[i]
         if step.call.custom is not None:
             break
-        sources = _sources(graph, step, stage_in, made, root, first=not chain)
+        sources = _sources(graph, step, made, root, first=not chain)
         geometry = _geometry(graph, step, first=not chain)
         if sources is None or geometry is None:
             break
         out = graph.tensors[step.op.outputs[0]]
         made[root[out.index]] = (len(chain), out.shape)
-        out_h = geometry[-1]
-        chain.append(Layer(i, *geometry, out.nbytes // out_h, step.call.macs // out_h, sources))
+        out_h = geometry[4]
+        chain.append(
+            Layer(
+                i,
+                *geometry[:5],
+                out.nbytes // out_h,
+                step.call.macs // out_h,
+                sources,
+                geometry[5],
+            )
+        )
     return chain
+
+
+def externals(graph: Graph, steps: list, root: dict[int, int], chain: list[Layer]) -> set[int]:
+    """The tensors (roots) made before the stage that its layers read: the stage input and
+    those read further in."""
+    found = set()
+    for layer in chain:
+        op = steps[layer.step].op
+        for src, p in zip(layer.sources, data_positions(graph, op), strict=True):
+            if src < 0:
+                found.add(root[op.inputs[p]])  # type: ignore[index]
+    return found
 
 
 def depths(graph: Graph, steps: list, root: dict[int, int], chain: list[Layer]) -> list[int]:
@@ -183,21 +224,24 @@ def depths(graph: Graph, steps: list, root: dict[int, int], chain: list[Layer]) 
 def _sources(
     graph: Graph,
     step: Step,
-    stage_in: int,
     made: dict[int, tuple[int, tuple[int, ...]]],
     root: dict[int, int],
     first: bool,
 ) -> tuple[int, ...] | None:
-    """The stage layers (-1: the stage input) a layer's data inputs are, or None when one is
-    something else, or a view of another shape (its rows would not be the maker's)."""
+    """The stage layers (-1: a tensor made before the stage) a layer's data inputs are, or None
+    when the first layer reads another than the stage input, or a layer reads a view of
+    another shape than what the stage made (its rows would not be the maker's)."""
     data = [step.op.inputs[p] for p in data_positions(graph, step.op)]
-    if step.op.kind not in BINARY and step.call.args[0] != _data_arg(step):
+    read = [a.index for a in tensor_args(step.call.args) if not a.writable]
+    if step.op.kind not in BINARY and read[: len(data)] != data:
         return None
     sources: list[int] = []
     for t in data:
         assert t is not None
-        layer, shape = made.get(root[t], (None, None))
-        if layer is None or (first and layer != -1):
+        if graph.tensors[t].is_const:
+            return None
+        layer, shape = made.get(root[t], (-1, graph.tensors[t].shape))
+        if first and root[t] not in made:
             return None
         if not first and shape != graph.tensors[t].shape:
             return None
@@ -205,19 +249,37 @@ def _sources(
     return tuple(sources)
 
 
-def _geometry(graph: Graph, step: Step, first: bool) -> tuple[int, int, int, int, int] | None:
-    """(window, stride, padding above, input rows, output rows) of a layer a stage can run."""
+Geometry = tuple[int, int, int, int, int, tuple[int, ...]]
+
+
+def _geometry(graph: Graph, step: Step, first: bool) -> Geometry | None:
+    """(window, stride, padding above, input rows, output rows, source rows) of a layer a
+    stage can run (Layer)."""
+    if TILE_PADS in step.op.options or TILE_ROWS in step.op.options:
+        # A stripe of a stage planned before.
+        return None
     params = step.call.params
     d = params.get("d") if isinstance(params, dict) else None
     if step.op.kind in WINDOWED and isinstance(d, dict) and d.get("batches") == 1:
-        return d["k_h"], d["stride_h"], d["pad_h"], d["in_h"], d["out_h"]
+        return d["k_h"], d["stride_h"], d["pad_h"], d["in_h"], d["out_h"], ()
     if not step.op.inputs or step.op.inputs[0] is None or len(step.op.outputs) != 1:
         return None
     inp, out = graph.tensor(step.op.inputs[0]), graph.tensor(step.op.outputs[0])
-    if len(inp.shape) != 4 or inp.shape[0] != 1:
+    if len(inp.shape) != 4 or inp.shape[0] != 1 or len(out.shape) != 4:
         return None
+    h = out.shape[1]
     if step.op.kind in ELEMENTWISE and len(step.op.inputs) == 1 and inp.shape == out.shape:
-        return 1, 1, 0, inp.shape[1], out.shape[1]
+        return 1, 1, 0, h, h, ()
+    if step.op.kind == "RESIZE_NEAREST_NEIGHBOR":
+        rows = tuple(resize_nearest_neighbor.source_rows(graph, step.op))
+        return 1, 1, 0, inp.shape[1], h, rows
+    if step.op.kind == "CONCATENATION":
+        # Along columns or channels: output row r is row r of every input.
+        axis = int(step.op.options.get("Axis", 0)) % 4
+        ins = [graph.tensor(t) for t in step.op.inputs if t is not None]
+        if axis < 2 or first or any(len(t.shape) != 4 or t.shape[1] != h for t in ins):
+            return None
+        return 1, 1, 0, h, h, ()
     if len(step.op.inputs) != 2:
         return None
     if step.op.kind in BINARY:
@@ -233,7 +295,7 @@ def _geometry(graph: Graph, step: Step, first: bool) -> tuple[int, int, int, int
             return None
         if out.shape != inp.shape or inp.dtype.short not in ("int8", "float32"):
             return None
-        return 1, 1, 0, inp.shape[1], out.shape[1]
+        return 1, 1, 0, h, h, ()
     # A PAD of rows and columns, inside a stage (its stripes are windows of its input).
     pads = graph.tensor(step.op.inputs[1]).data
     if step.op.kind != "PAD" or pads is None:
@@ -241,11 +303,13 @@ def _geometry(graph: Graph, step: Step, first: bool) -> tuple[int, int, int, int
     pads = pads.reshape(-1)
     if pads[0] or pads[1]:
         return None
-    return 1, 1, int(pads[2]), inp.shape[1], out.shape[1]
+    return 1, 1, int(pads[2]), inp.shape[1], h, ()
 
 
 def data_positions(graph: Graph, op: Op) -> tuple[int, ...]:
     """Which of the op's inputs are its data, the tensors a stage makes or reads row by row."""
+    if op.kind == "CONCATENATION":
+        return tuple(range(len(op.inputs)))
     if op.kind not in BINARY:
         return (0,)
     return tuple(
@@ -253,13 +317,13 @@ def data_positions(graph: Graph, op: Op) -> tuple[int, ...]:
     )
 
 
-def _data_arg(step: Step) -> object:
-    arg = step.call.args[0]
-    return arg if getattr(arg, "index", None) == step.op.inputs[0] else None
-
-
 def _reads(layer: Layer, a: int, b: int) -> tuple[int, int]:
     """The input rows that output rows [a, b) of the layer read."""
+    if layer.source_rows:
+        if a >= b:
+            lo = layer.source_rows[a] if a < layer.out_h else layer.in_h
+            return lo, lo
+        return layer.source_rows[a], layer.source_rows[b - 1] + 1
     # A stripe of a PAD's padding rows alone needs no row of what comes before it.
     lo = min(layer.in_h, max(0, a * layer.stride - layer.pad))
     if a >= b:
@@ -267,12 +331,13 @@ def _reads(layer: Layer, a: int, b: int) -> tuple[int, int]:
     return lo, max(lo, min(layer.in_h, (b - 1) * layer.stride - layer.pad + layer.k))
 
 
-def stripes(chain: list[Layer], count: int, keep: str = "none") -> tuple[Stripe, ...]:
+def stripes(chain: list[Layer], count: int, keep: str = "none") -> tuple[Stripe, ...] | None:
     """The stage's output rows cut into `count` stripes of near-equal height, each traced back
     through the layers to the rows it needs: of a tensor several layers read, the span of
     what each reads. A layer that keeps (`keep`, KEEP) computes only the rows no stripe before
-    it did, the others taken over from the stripe before (rows only ever move down, so they
-    are the last rows of its buffer)."""
+    it did, the others taken over from the stripe before: the last rows of its buffer, or
+    None when a stripe needs rows the stripe before no longer holds (an upsampled path beside
+    a downsampled one reads the same rows in several stripes)."""
     last = chain[-1].out_h
     cuts = [last * k // count for k in range(count + 1)]
     result = []
@@ -285,7 +350,8 @@ def stripes(chain: list[Layer], count: int, keep: str = "none") -> tuple[Stripe,
         for j in reversed(range(len(chain))):
             rows = outs[j]
             assert rows is not None, "a stage layer nothing in the stage reads"
-            keeps = keep == "all" or keep == "inner" and chain[j].sources != (-1,)
+            inner = any(src >= 0 for src in chain[j].sources)
+            keeps = keep == "all" or keep == "inner" and inner
             lo = max(rows[0], done[j]) if keeps and rows[0] < rows[1] else rows[0]
             news[j] = (min(lo, rows[1]), rows[1])
             ins[j] = _reads(chain[j], *news[j])
@@ -308,7 +374,8 @@ def stripes(chain: list[Layer], count: int, keep: str = "none") -> tuple[Stripe,
                 nxt, new = result[t + 1][0][j], result[t + 1][2][j]
                 if a < b and nxt[0] < nxt[1] and nxt[0] < new[0]:
                     take = (nxt[0], new[0])
-                    assert a <= take[0] and take[1] <= b, "kept rows outside the buffer"
+                    if take[0] < a or b < take[1]:
+                        return None
             kept.append(take)
         cur.append(tuple(kept))
     return tuple(Stripe(*cur) for cur in result)  # type: ignore[arg-type]
@@ -324,8 +391,8 @@ def _span(have: tuple[int, int] | None, rows: tuple[int, int]) -> tuple[int, int
 
 def _estimate(chain: list[Layer], cut: tuple[Stripe, ...], stage_in: int) -> int:
     """The stage's peak of live bytes without in-place overlaps, to rank stages before the
-    planner places the best few: the stage input and output with, at each layer of each
-    stripe, the buffer it writes and those still to be read."""
+    planner places the best few: the tensors it reads whole (`stage_in` bytes) and its output
+    with, at each layer of each stripe, the buffer it writes and those still to be read."""
     out = chain[-1].row_bytes * chain[-1].out_h
     last_read = {src: j for j, layer in enumerate(chain) for src in layer.sources}
     peak = 0
@@ -364,11 +431,14 @@ def candidates(
     in_place: frozenset[int] = frozenset(),
     taken: tuple[tuple[int, int], ...] = (),
 ) -> list[Candidate]:
-    """Every stage (of two layers or more, from the first layer of each run of layers that
-    starts one, outside the steps `taken` by stages already planned) and stripe count, with the
-    arena it needs at the least: its own, or the rest of the network's. A stage input in
-    `in_place` is read in the caller's buffer, outside the arena."""
+    """Every stage (of two layers or more, outside the steps `taken` by stages already planned)
+    and stripe count, with the arena it needs at the least: its own, or the rest of the
+    network's. Stages start at the first layer of each run of layers that starts one, and at
+    later layers of the run for those that span every step of the run where the most bytes
+    are live layer by layer (a stage that leaves one out leaves the arena as it is). A stage
+    input in `in_place` is read in the caller's buffer, outside the arena."""
     found: list[Candidate] = []
+    peaks = _peaks(base)
     start = 0
     while start < len(steps):
         inside = [b for a, b in taken if a <= start < b]
@@ -382,8 +452,25 @@ def candidates(
             start += 1
             continue
         found += _candidates_at(graph, steps, root, base, in_place, chain, valid)
+        inside = [p for p in peaks if chain[0].step <= p <= chain[-1].step]
+        for later in chain[1:]:
+            if not inside or later.step > min(inside):
+                break
+            sub = layers(graph, steps, root, later.step, end)
+            spans = [d for d in depths(graph, steps, root, sub) if sub[d - 1].step >= max(inside)]
+            if spans:
+                found += _candidates_at(graph, steps, root, base, in_place, sub, spans)
         start = chain[-1].step + 1
     return found
+
+
+def _peaks(base: planner.Plan) -> set[int]:
+    """The steps at which the most bytes are live, layer by layer."""
+    live = list(base.buffers.values())
+    points = {b.start for b in live} | {b.end for b in live}
+    at = {p: sum(b.size for b in live if b.start <= p <= b.end) for p in points}
+    most = max(at.values(), default=0)
+    return {p for p, size in at.items() if size == most} or {0}
 
 
 def _candidates_at(
@@ -399,14 +486,16 @@ def _candidates_at(
     sharing rows."""
     found: list[Candidate] = []
     start = chain[0].step
-    stage_in = root[steps[start].op.inputs[0]]
-    size_in = 0 if stage_in in in_place else graph.tensors[stage_in].nbytes
     for depth in valid:
         sub = chain[:depth]
+        whole = externals(graph, steps, root, sub) - in_place
+        size_in = sum(graph.tensors[t].nbytes for t in whole)
         inner = {root[steps[layer.step].op.outputs[0]] for layer in sub[:-1]}
         rest = _outside(base, sub[0].step, sub[-1].step, inner)
         for count, keep in itertools.product(range(2, min(MAX_STRIPES, sub[-1].out_h) + 1), KEEP):
             cut = stripes(sub, count, keep)
+            if cut is None:
+                continue
             extra = sum(
                 (s.new_rows[j][1] - s.new_rows[j][0]) * sub[j].row_macs
                 for s in cut
@@ -526,7 +615,10 @@ def _layer_step(
             inputs = list(op.inputs)
             for p, src in zip(data_positions(graph, op), srcs, strict=True):
                 inputs[p] = src
-            tile_op = Op(op.index, op.kind, inputs, [dest], dict(op.options))
+            options = dict(op.options)
+            if layer.source_rows:
+                options[TILE_ROWS] = (a, stripe.in_rows[j][0], layer.in_h)
+            tile_op = Op(op.index, op.kind, inputs, [dest], options)
     call = _lowered(graph, tile_op, lower, cache)
     views = window[2]
     if dest in views or any(s in views for s in srcs):
@@ -618,7 +710,7 @@ def _lowered(
     if pads is not None:
         geometry = tuple(pads.reshape(-1).tolist())
     else:
-        geometry = op.options.get(TILE_PADS)
+        geometry = op.options.get(TILE_PADS, op.options.get(TILE_ROWS))
     key = (op.index, shapes, geometry)
     if key not in cache:
         count = len(graph.tensors)
@@ -627,17 +719,20 @@ def _lowered(
         assert len(graph.tensors) == count, f"{op.describe()} added a tensor in a patch stage"
     call, was = cache[key]
     rename = dict(zip(was, (*data, out), strict=True))
-    args = [
-        dataclasses.replace(a, index=rename.get(a.index, a.index))
-        if isinstance(a, TensorArg)
-        else a
-        for a in call.args
-    ]
+    args = [_renamed(a, rename) for a in call.args]
     inplace = tuple(
         dataclasses.replace(r, input=rename.get(r.input, r.input)) for r in call.inplace
     )
     # The compiler sets a kernel's direction in its params, each call its own.
     return dataclasses.replace(call, params=copy.deepcopy(call.params), args=args, inplace=inplace)
+
+
+def _renamed(arg: object, rename: dict[int, int]) -> object:
+    if isinstance(arg, TensorArg):
+        return dataclasses.replace(arg, index=rename.get(arg.index, arg.index))
+    if isinstance(arg, TensorList):
+        return TensorList(tuple(rename.get(i, i) for i in arg.indices))
+    return arg
 
 
 def _tensor(graph: Graph, like: Tensor, rows: int, name: str) -> Tensor:

@@ -24,10 +24,12 @@ class Resize:
     half_pixel_centers: bool
 
 
-def resize_geometry(graph: Graph, op: Op) -> Resize:
+def resize_geometry(graph: Graph, op: Op, stripe_in_h: int | None = None) -> Resize:
     """The 4-D input, the constant 2-value size and the output they make, as TFLM's Prepare
     requires them. Neither kernel rescales int8: like TFLM's, they write values in the input's
-    quantisation whatever the output's says (the converter gives both the same)."""
+    quantisation whatever the output's says (the converter gives both the same). With
+    `stripe_in_h`, the tensors are a stripe of rows of an op whose input has that height: the
+    heights are the full op's."""
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     if len(inp.shape) != 4:
         raise op_error(
@@ -39,7 +41,10 @@ def resize_geometry(graph: Graph, op: Op) -> Resize:
         raise op_error(graph, op, "size must be 2 int32 values (height, width)", size.index)
     out_h, out_w = (int(v) for v in size.data)
     n, in_h, in_w, depth = inp.shape
-    if tuple(out.shape) != (n, out_h, out_w, depth) or min(out_h, out_w) < 1:
+    rows = out_h
+    if stripe_in_h is not None:
+        in_h, rows = stripe_in_h, out.shape[1]
+    if tuple(out.shape) != (n, rows, out_w, depth) or min(out_h, out_w) < 1:
         raise op_error(
             graph,
             op,

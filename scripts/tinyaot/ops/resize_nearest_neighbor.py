@@ -13,7 +13,7 @@ import numpy as np
 
 from .. import quant
 from ..ir import Graph, Op
-from ..lowering import KernelCall, OpDef, TensorArg, int32_array
+from ..lowering import TILE_ROWS, KernelCall, OpDef, TensorArg, int32_array
 from .resize_common import float_scale, resize_geometry
 
 
@@ -26,17 +26,31 @@ def nearest(v: int, in_size: int, out_size: int, align_corners: bool, half: bool
     return max(i, 0) if half else i
 
 
-def lower(graph: Graph, op: Op) -> KernelCall:
+def source_rows(graph: Graph, op: Op) -> list[int]:
+    """The input row each output row copies."""
     r = resize_geometry(graph, op)
+    flags = (r.align_corners, r.half_pixel_centers)
+    return [nearest(y, r.in_h, r.out_h, *flags) for y in range(r.out_h)]
+
+
+def lower(graph: Graph, op: Op) -> KernelCall:
+    # A stripe of a patch stage (patch.py): its rows of the full op's output, from a window of
+    # the full op's input rows.
+    out0, in0, in_h = op.options.get(TILE_ROWS, (0, 0, None))
+    r = resize_geometry(graph, op, in_h)
     pixel = r.depth * r.inp.dtype.size
     flags = (r.align_corners, r.half_pixel_centers)
-    rows = [nearest(y, r.in_h, r.out_h, *flags) * r.in_w * pixel for y in range(r.out_h)]
+    out_h = r.out.shape[1]
+    rows = [
+        (nearest(y, r.in_h, r.out_h, *flags) - in0) * r.in_w * pixel
+        for y in range(out0, out0 + out_h)
+    ]
     cols = [nearest(x, r.in_w, r.out_w, *flags) * pixel for x in range(r.out_w)]
     params = {
         "batches": r.batches,
-        "out_h": r.out_h,
+        "out_h": out_h,
         "out_w": r.out_w,
-        "image_bytes": r.in_h * r.in_w * pixel,
+        "image_bytes": r.inp.shape[1] * r.in_w * pixel,
         "pixel_bytes": pixel,
         "rows": int32_array(rows),
         "cols": int32_array(cols),
