@@ -114,6 +114,16 @@ ZTEST(tinyaot_models, test_layout_matches)
 	}
 }
 
+#if CONFIG_TINYAOT_ARENA_BUDGET > 0
+/* A budget below the layer-by-layer arena gives a patch plan (tinyaot.patch.*) that fits it. */
+ZTEST(tinyaot_models, test_arena_within_budget)
+{
+	zassert_true(model_info.arena_size <= CONFIG_TINYAOT_ARENA_BUDGET,
+		     "arena of %u B over the budget of %u B", (unsigned int)model_info.arena_size,
+		     (unsigned int)CONFIG_TINYAOT_ARENA_BUDGET);
+}
+#endif
+
 ZTEST(tinyaot_models, test_outputs_match_tflite_micro)
 {
 	zassert_equal(model_info.num_outputs, expected.num_outputs,
