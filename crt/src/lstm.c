@@ -1,6 +1,7 @@
 /* TFLite Micro's LstmStep, in its order (int8 and int16x8 through one body, as its templates
  * share it): per gate an input and a recurrent product (each requantised to int16 and
- * saturated, then added with saturation) and its activation; the
+ * saturated, then added with saturation; int8 products of four units at a time, from
+ * effective biases) and its activation; the
  * cell state forget x cell + input x cell gate, clipped; the hidden state tanh(cell) x output
  * gate; the output a copy of the hidden state. The int16 sigmoid and tanh are those of the
  * int16 LOGISTIC and TANH (logistic.c). The float path keeps TFLite's summation order and
@@ -11,6 +12,7 @@
  */
 #include <string.h>
 
+#include <tinyaot/dot_dsp.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/logistic.h>
 #include <tinyaot/lstm.h>
@@ -26,15 +28,53 @@ static int16_t tinyaot_lstm_sat16(int32_t x)
 	return (int16_t)tinyaot_clamp_i32(x, INT16_MIN, INT16_MAX);
 }
 
-/* One product's sum in TFLite Micro's bias type: int32 for int8 activations, int64 for
- * int16x8. One function per type keeps the multiply-add loop free of the type test.
+/* Four units' sums (rows of n weights, one after the other) added to acc, the int8 activations
+ * read once for the four. The compiler folded the activations' zero point into the biases, as
+ * TFLite Micro's effective biases do, so the products are of the stored bytes.
  */
-static int32_t tinyaot_lstm_dot_s8(const int8_t *w, const int8_t *a, int32_t n, int32_t zero_point)
+static inline void tinyaot_lstm_dot4_s8(const int8_t *w, int32_t n, const int8_t *a, int32_t *acc)
+{
+	const int8_t *w1 = w + n, *w2 = w1 + n, *w3 = w2 + n;
+	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+	int32_t d = 0;
+
+#if TINYAOT_ISA_DSP
+	/* Four activations and four weights of each unit per word: two SMLAD per unit. */
+	const int8_t *wd = w;
+	const int32_t n2 = 2 * n, n3 = 3 * n;
+
+	/* One pointer to the four rows, the others at offsets: four would not stay in registers. */
+	for (; d + 4 <= n; d += 4, wd += 4) {
+		const uint32_t xv = tinyaot_dsp_word(a + d);
+		const int32_t xe = __sxtb16((int32_t)xv);
+		const int32_t xo = tinyaot_dsp_odd(xv);
+
+		a0 = tinyaot_dsp_dot4(a0, xe, xo, tinyaot_dsp_word(wd));
+		a1 = tinyaot_dsp_dot4(a1, xe, xo, tinyaot_dsp_word(wd + n));
+		a2 = tinyaot_dsp_dot4(a2, xe, xo, tinyaot_dsp_word(wd + n2));
+		a3 = tinyaot_dsp_dot4(a3, xe, xo, tinyaot_dsp_word(wd + n3));
+	}
+#endif
+	for (; d < n; d++) {
+		const int32_t x = a[d];
+
+		a0 += w[d] * x;
+		a1 += w1[d] * x;
+		a2 += w2[d] * x;
+		a3 += w3[d] * x;
+	}
+	acc[0] = a0;
+	acc[1] = a1;
+	acc[2] = a2;
+	acc[3] = a3;
+}
+
+static inline int32_t tinyaot_lstm_dot_s8(const int8_t *w, int32_t n, const int8_t *a)
 {
 	int32_t acc = 0;
 
 	for (int32_t d = 0; d < n; d++) {
-		acc += w[d] * (a[d] - zero_point);
+		acc += w[d] * a[d];
 	}
 	return acc;
 }
@@ -50,19 +90,62 @@ static int64_t tinyaot_lstm_dot_s16(const int8_t *w, const int16_t *a, int32_t n
 	return acc;
 }
 
-/* Row r of n int8 activations, or (wide) int16 ones: the sum of its products with w. */
-static int64_t tinyaot_lstm_dot(const int8_t *w, const void *a, int32_t r, int32_t n,
-				int32_t zero_point, int wide)
+/* A gate's two products, requantised to int16, added and activated. */
+static inline int16_t tinyaot_lstm_activate(int32_t g, int32_t a, int32_t b)
 {
-	return wide ? tinyaot_lstm_dot_s16(w, (const int16_t *)a + r * n, n, zero_point)
-		    : tinyaot_lstm_dot_s8(w, (const int8_t *)a + r * n, n, zero_point);
+	const int32_t sum = tinyaot_lstm_sat16(tinyaot_lstm_sat16(a) + tinyaot_lstm_sat16(b));
+
+	/* The cell gate's tanh reads Q3.12 as the gates do: x 3, no shift. */
+	return g == TINYAOT_LSTM_CELL ? tinyaot_tanh16(3 * sum) : tinyaot_sigmoid16(3 * sum);
 }
 
-/* One gate for every row: the two products requantised and added, then its activation. */
-static inline void tinyaot_lstm_gate_q(const struct tinyaot_lstm_s8_params *p, int wide, int32_t g,
-				       const void *x, const void *h, const int8_t *input_weights,
-				       const int8_t *recurrent_weights, const void *bias,
-				       int16_t *out)
+/* One gate for every row, int8 activations: bias holds the input products' biases, then the
+ * recurrent products' (4 x units each, zero points folded in).
+ */
+static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t g, const int8_t *x,
+				 const int8_t *h, const int8_t *input_weights,
+				 const int8_t *recurrent_weights, const int32_t *bias, int16_t *out)
+{
+	const int32_t n = p->input_size, units = p->units;
+	const int32_t mi = p->input_mult[g], si = p->input_shift[g];
+	const int32_t mr = p->recurrent_mult[g], sr = p->recurrent_shift[g];
+	const int8_t *wi = input_weights + g * units * n;
+	const int8_t *wr = recurrent_weights + g * units * units;
+	const int32_t *bi = bias + g * units, *br = bias + (4 + g) * units;
+
+	for (int32_t r = 0; r < p->rows; r++) {
+		const int8_t *xr = x + r * n, *hr = h + r * units;
+		int32_t u = 0;
+
+		for (; u + 4 <= units; u += 4) {
+			int32_t in[4] = {bi[u], bi[u + 1], bi[u + 2], bi[u + 3]};
+			int32_t rec[4] = {br[u], br[u + 1], br[u + 2], br[u + 3]};
+
+			tinyaot_lstm_dot4_s8(wi + u * n, n, xr, in);
+			tinyaot_lstm_dot4_s8(wr + u * units, units, hr, rec);
+			for (int32_t j = 0; j < 4; j++) {
+				out[r * units + u + j] =
+					tinyaot_lstm_activate(g, tinyaot_mbqm(in[j], mi, si),
+							      tinyaot_mbqm(rec[j], mr, sr));
+			}
+		}
+		for (; u < units; u++) {
+			const int32_t in = bi[u] + tinyaot_lstm_dot_s8(wi + u * n, n, xr);
+			const int32_t rec = br[u] + tinyaot_lstm_dot_s8(wr + u * units, units, hr);
+
+			out[r * units + u] = tinyaot_lstm_activate(g, tinyaot_mbqm(in, mi, si),
+								   tinyaot_mbqm(rec, mr, sr));
+		}
+	}
+}
+
+/* One gate for every row, int16 activations: the products summed in int64, as TFLite Micro's
+ * int16x8 kernel sums them.
+ */
+static void tinyaot_lstm_gate_s16(const struct tinyaot_lstm_s8_params *p, int32_t g,
+				  const int16_t *x, const int16_t *h, const int8_t *input_weights,
+				  const int8_t *recurrent_weights, const int64_t *bias,
+				  int16_t *out)
 {
 	const int32_t n = p->input_size, units = p->units;
 	const int8_t *wi = input_weights + g * units * n;
@@ -70,26 +153,28 @@ static inline void tinyaot_lstm_gate_q(const struct tinyaot_lstm_s8_params *p, i
 
 	for (int32_t r = 0; r < p->rows; r++) {
 		for (int32_t u = 0; u < units; u++) {
-			const int32_t k = g * units + u;
-			const int64_t acc =
-				tinyaot_lstm_dot(wi + u * n, x, r, n, p->input_zero_point, wide);
-			const int64_t rec = tinyaot_lstm_dot(wr + u * units, h, r, units,
-							     p->hidden_zero_point, wide);
-			const int32_t mi = p->input_mult[g], si = p->input_shift[g];
-			const int32_t mr = p->recurrent_mult[g], sr = p->recurrent_shift[g];
-			const int32_t a = tinyaot_lstm_sat16(
-				wide ? tinyaot_mbqm64(acc + ((const int64_t *)bias)[k], mi, si)
-				     : tinyaot_mbqm((int32_t)acc + ((const int32_t *)bias)[k], mi,
-						    si));
-			const int32_t b =
-				tinyaot_lstm_sat16(wide ? tinyaot_mbqm64(rec, mr, sr)
-							: tinyaot_mbqm((int32_t)rec, mr, sr));
-			const int32_t sum = tinyaot_lstm_sat16(a + b);
+			const int64_t acc = tinyaot_lstm_dot_s16(wi + u * n, x + r * n, n,
+								 p->input_zero_point) +
+					    bias[g * units + u];
+			const int64_t rec = tinyaot_lstm_dot_s16(wr + u * units, h + r * units,
+								 units, p->hidden_zero_point);
 
-			/* The cell gate's tanh reads Q3.12 as the gates do: x 3, no shift. */
-			out[r * units + u] = g == TINYAOT_LSTM_CELL ? tinyaot_tanh16(3 * sum)
-								    : tinyaot_sigmoid16(3 * sum);
+			out[r * units + u] = tinyaot_lstm_activate(
+				g, tinyaot_mbqm64(acc, p->input_mult[g], p->input_shift[g]),
+				tinyaot_mbqm64(rec, p->recurrent_mult[g], p->recurrent_shift[g]));
 		}
+	}
+}
+
+static inline void tinyaot_lstm_gate_q(const struct tinyaot_lstm_s8_params *p, int wide, int32_t g,
+				       const void *x, const void *h, const int8_t *input_weights,
+				       const int8_t *recurrent_weights, const void *bias,
+				       int16_t *out)
+{
+	if (wide) {
+		tinyaot_lstm_gate_s16(p, g, x, h, input_weights, recurrent_weights, bias, out);
+	} else {
+		tinyaot_lstm_gate_s8(p, g, x, h, input_weights, recurrent_weights, bias, out);
 	}
 }
 

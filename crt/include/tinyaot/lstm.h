@@ -59,7 +59,11 @@ struct tinyaot_lstm_hybrid_params {
 	float recurrent_scale[4];
 };
 
-/* scratch: 3 x rows x units elements of the cell type. */
+/* scratch: 3 x rows x units elements of the cell type. The int8 kernel's bias: per gate and
+ * unit the input product's bias less the input zero point times the unit's input weights, then
+ * per gate and unit minus the hidden zero point times its recurrent weights (TFLite Micro's
+ * effective biases).
+ */
 void tinyaot_lstm_s8(const struct tinyaot_lstm_s8_params *p, const int8_t *input,
 		     const int8_t *input_weights, const int8_t *recurrent_weights,
 		     const int32_t *bias, int8_t *hidden, int16_t *cell, int8_t *output,

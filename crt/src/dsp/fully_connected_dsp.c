@@ -6,41 +6,12 @@
  * in the layout the compiler writes where TINYAOT_DSP_KERNELS: per block, per four inputs, each
  * unit's word, then the depth % 4 last inputs as in the default layout (four units per input).
  */
-#include <string.h>
+#include <tinyaot/dot_dsp.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/fully_connected_fast.h>
 #include <tinyaot/isa.h>
 
 #if TINYAOT_DSP_KERNELS
-#include <arm_acle.h>
-
-/* A word from any address: the DSP cores load unaligned words in one LDR. */
-static inline uint32_t tinyaot_fc_word(const int8_t *p)
-{
-	uint32_t v;
-
-	memcpy(&v, p, sizeof(v));
-	return v;
-}
-
-/* Bytes 1 and 3 of v, sign-extended to halfwords: one SXTB16 with its rotation, where GCC
- * would rotate first in an instruction of its own.
- */
-static inline int32_t tinyaot_fc_odd(uint32_t v)
-{
-	int32_t r;
-
-	__asm__("sxtb16 %0, %1, ror #8" : "=r"(r) : "r"(v));
-	return r;
-}
-
-/* acc plus the four products of the inputs (even bytes xe, odd bytes xo) and a weight word. */
-static inline int32_t tinyaot_fc_dot4(int32_t acc, int32_t xe, int32_t xo, uint32_t w)
-{
-	acc = __smlad(__sxtb16((int32_t)w), xe, acc);
-	return __smlad(tinyaot_fc_odd(w), xo, acc);
-}
-
 /* Requantises a unit's sum with its row q of the table, clamped. */
 static inline int8_t tinyaot_fc_out(const struct tinyaot_fc_fast_params *p, int32_t acc,
 				    const int32_t *q)
@@ -65,14 +36,14 @@ void tinyaot_fc_blocks_dsp(const struct tinyaot_fc_fast_params *p,
 		const int8_t *xi = x;
 
 		for (; xi < words_end; xi += 4, w += 16) {
-			const uint32_t xv = tinyaot_fc_word(xi);
+			const uint32_t xv = tinyaot_dsp_word(xi);
 			const int32_t xe = __sxtb16((int32_t)xv);
-			const int32_t xo = tinyaot_fc_odd(xv);
+			const int32_t xo = tinyaot_dsp_odd(xv);
 
-			a0 = tinyaot_fc_dot4(a0, xe, xo, tinyaot_fc_word(w));
-			a1 = tinyaot_fc_dot4(a1, xe, xo, tinyaot_fc_word(w + 4));
-			a2 = tinyaot_fc_dot4(a2, xe, xo, tinyaot_fc_word(w + 8));
-			a3 = tinyaot_fc_dot4(a3, xe, xo, tinyaot_fc_word(w + 12));
+			a0 = tinyaot_dsp_dot4(a0, xe, xo, tinyaot_dsp_word(w));
+			a1 = tinyaot_dsp_dot4(a1, xe, xo, tinyaot_dsp_word(w + 4));
+			a2 = tinyaot_dsp_dot4(a2, xe, xo, tinyaot_dsp_word(w + 8));
+			a3 = tinyaot_dsp_dot4(a3, xe, xo, tinyaot_dsp_word(w + 12));
 		}
 		for (; xi < end; xi++, w += 4) {
 			a0 += w[0] * *xi;

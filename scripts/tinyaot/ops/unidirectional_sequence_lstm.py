@@ -172,6 +172,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     tanh_mult, tanh_shift = (3 << left, 0) if left >= 0 else (3, -left)
     cell_clip = int(min(max(clip / cell.scale, -32768.0), 32767.0)) if clip > 0 else -1
     scratch = _scratch(graph, op, DType.INT16, 3 * rows * units)
+    if dtype == DType.INT8:
+        weights[2] = ConstArray("int32_t", _effective_biases(inp, hidden, wi, wr, bias))
     return KernelCall(
         "tinyaot_lstm_s16" if dtype == DType.INT16 else "tinyaot_lstm_s8",
         "tinyaot/lstm.h",
@@ -204,6 +206,21 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         ],
         macs=macs,
     )
+
+
+def _effective_biases(
+    inp: Tensor, hidden: Tensor, wi: list[Tensor], wr: list[Tensor], bias: list[Tensor]
+) -> np.ndarray:
+    """TFLite Micro's effective biases of the int8 kernel, so that it multiplies the stored
+    bytes: per gate the bias less the input zero point times each unit's input weights, then
+    per gate minus the hidden zero point times each unit's recurrent weights."""
+    sums = [w.data.astype(np.int64).sum(axis=1) for w in wi + wr]  # type: ignore[union-attr]
+    inputs = [
+        b.data.astype(np.int64) - inp.zero_point * s  # type: ignore[union-attr]
+        for b, s in zip(bias, sums[:4], strict=True)
+    ]
+    recurrent = [-hidden.zero_point * s for s in sums[4:]]
+    return np.concatenate(inputs + recurrent).astype(np.int32)
 
 
 OP = OpDef(
