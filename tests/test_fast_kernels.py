@@ -56,6 +56,10 @@ def avg_pool(k: int, s: int, padding: str):
     return lambda x: tf.keras.layers.AveragePooling2D(k, strides=s, padding=padding)(x)
 
 
+def max_pool(k: int, s: int, padding: str):
+    return lambda x: tf.keras.layers.MaxPooling2D(k, strides=s, padding=padding)(x)
+
+
 def dense(units: int, act: str | None = None):
     return lambda x: tf.keras.layers.Dense(units, activation=act)(x)
 
@@ -142,6 +146,10 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # windows, and in place like the kernels above.
     "avg_pool_c8": (avg_pool(3, 2, "same"), [1, 7, 6, 8], "tinyaot_avg_pool_s8"),
     "avg_pool_c6": (avg_pool(2, 1, "same"), [1, 5, 5, 6], "tinyaot_avg_pool_s8"),
+    # MAX_POOL_2D four channels at a time (one packed word with the DSP extension): clipped
+    # windows, and in place.
+    "max_pool_c8": (max_pool(3, 2, "same"), [1, 7, 6, 8], "tinyaot_max_pool_s8"),
+    "max_pool_c12": (max_pool(2, 2, "valid"), [1, 6, 9, 12], "tinyaot_max_pool_s8"),
     "fc_12": (dense(12), [1, 100], FC),
     "fc_batches_relu": (dense(8, "relu"), [3, 130], FC),
     # Units not a multiple of four: the highest block is the last four (6 units, a depth with

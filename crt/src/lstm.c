@@ -12,7 +12,7 @@
  */
 #include <string.h>
 
-#include <tinyaot/dot_dsp.h>
+#include <tinyaot/dsp_simd.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/logistic.h>
 #include <tinyaot/lstm.h>

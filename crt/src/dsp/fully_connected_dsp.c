@@ -6,7 +6,7 @@
  * in the layout the compiler writes where TINYAOT_DSP_KERNELS: per block, per four inputs, each
  * unit's word, then the depth % 4 last inputs as in the default layout (four units per input).
  */
-#include <tinyaot/dot_dsp.h>
+#include <tinyaot/dsp_simd.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/fully_connected_fast.h>
 #include <tinyaot/isa.h>
