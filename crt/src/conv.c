@@ -54,48 +54,80 @@ void tinyaot_conv_s8(const struct tinyaot_conv_s8_params *p, const int8_t *input
 	}
 }
 
+/* The int16x8 sum of a run of weights and inputs: SMLAL adds each product into int64, as
+ * TFLite Micro's int64 accumulator does.
+ */
+static inline int64_t tinyaot_dot_s16(int64_t acc, const int8_t *w, const int16_t *x, int32_t n)
+{
+	for (int32_t k = 0; k < n; k++) {
+		acc += (int64_t)w[k] * x[k];
+	}
+	return acc;
+}
+
+/* Four output channels' sums (weights `stride` apart) over one run of inputs, each input read
+ * once for the four.
+ */
+static inline void tinyaot_dot4_s16(int64_t *acc, const int8_t *w, int32_t stride, const int16_t *x,
+				    int32_t n)
+{
+	const int8_t *w1 = w + stride, *w2 = w1 + stride, *w3 = w2 + stride;
+	int64_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+
+	for (int32_t k = 0; k < n; k++) {
+		const int32_t v = x[k];
+
+		a0 += (int64_t)w[k] * v;
+		a1 += (int64_t)w1[k] * v;
+		a2 += (int64_t)w2[k] * v;
+		a3 += (int64_t)w3[k] * v;
+	}
+	acc[0] = a0;
+	acc[1] = a1;
+	acc[2] = a2;
+	acc[3] = a3;
+}
+
 void tinyaot_conv_s16(const struct tinyaot_conv_s16_params *p, const int16_t *input,
 		      const int8_t *filter, const int64_t *bias, int16_t *output)
 {
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t row = d->in_w * d->in_c, k_row = d->k_w * d->in_c;
 
 	for (int32_t i = 0; i < pixels; i++) {
-		int32_t b, oy, ox;
-		const int32_t pix = tinyaot_conv_pixel(d, i, pixels, &b, &oy, &ox);
-		const int16_t *in_b = input + b * d->in_h * d->in_w * d->in_c;
-		const int32_t y0 = oy * d->stride_h - d->pad_h;
-		const int32_t x0 = ox * d->stride_w - d->pad_w;
+		/* The window clipped to the input: per kernel row one run of inputs and weights. */
+		const struct tinyaot_conv_window w = tinyaot_conv_clip(d, i, pixels);
+		const int16_t *in = input + w.first * d->in_c;
+		const int32_t n = w.cols * d->in_c;
 
-		for (int32_t j = 0; j < d->out_c; j++) {
-			const int32_t oc = d->reverse ? d->out_c - 1 - j : j;
-			const int8_t *f = filter + oc * d->k_h * d->k_w * d->in_c;
-			int64_t acc = 0;
+		/* Four output channels at a time where they group (tinyaot_conv_group), each
+		 * input read once for the four.
+		 */
+		for (int32_t j = 0; j < d->out_c;) {
+			int32_t oc;
+			const int32_t count = tinyaot_conv_group(d, 4, j, &oc);
+			const int8_t *f =
+				filter + oc * d->k_h * k_row + w.ky * k_row + w.kx * d->in_c;
+			int64_t acc[4];
 
-			for (int32_t ky = 0; ky < d->k_h; ky++) {
-				const int32_t y = y0 + ky;
-
-				if (y < 0 || y >= d->in_h) {
-					continue;
-				}
-				for (int32_t kx = 0; kx < d->k_w; kx++) {
-					const int32_t x = x0 + kx;
-
-					if (x < 0 || x >= d->in_w) {
-						continue;
-					}
-					const int16_t *in = in_b + (y * d->in_w + x) * d->in_c;
-					const int8_t *fk = f + (ky * d->k_w + kx) * d->in_c;
-
-					for (int32_t ic = 0; ic < d->in_c; ic++) {
-						acc += fk[ic] * in[ic];
-					}
+			for (int32_t g = 0; g < count; g++) {
+				acc[g] = bias != NULL ? bias[oc + g] : 0;
+			}
+			for (int32_t r = 0; r < w.rows; r++) {
+				if (count == 4) {
+					tinyaot_dot4_s16(acc, f + r * k_row, d->k_h * k_row,
+							 in + r * row, n);
+				} else {
+					acc[0] = tinyaot_dot_s16(acc[0], f + r * k_row,
+								 in + r * row, n);
 				}
 			}
-			if (bias != NULL) {
-				acc += bias[oc];
+			for (int32_t g = 0; g < count; g++) {
+				output[w.pix * d->out_c + oc + g] =
+					tinyaot_conv_s16_out(p, acc[g], oc + g);
 			}
-			output[pix * d->out_c + oc] = tinyaot_conv_s16_out(p, acc, oc);
+			j += count;
 		}
 	}
 }

@@ -60,41 +60,30 @@ void tinyaot_dwconv_s16(const struct tinyaot_dwconv_s16_params *p, const int16_t
 {
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t row = d->in_w * d->in_c, k_row = d->k_w * d->out_c;
 
 	for (int32_t i = 0; i < pixels; i++) {
-		int32_t b, oy, ox;
-		const int32_t pix = tinyaot_conv_pixel(d, i, pixels, &b, &oy, &ox);
-		const int16_t *in_b = input + b * d->in_h * d->in_w * d->in_c;
-		const int32_t y0 = oy * d->stride_h - d->pad_h;
-		const int32_t x0 = ox * d->stride_w - d->pad_w;
+		/* The window clipped to the input, walked by pointer steps. */
+		const struct tinyaot_conv_window w = tinyaot_conv_clip(d, i, pixels);
 
 		for (int32_t j = 0; j < d->out_c; j++) {
 			const int32_t oc = d->reverse ? d->out_c - 1 - j : j;
-			const int32_t ic = oc / p->depth_multiplier;
-			int64_t acc = 0;
+			const int16_t *in = input + w.first * d->in_c + oc / p->depth_multiplier;
+			const int8_t *f = filter + w.ky * k_row + w.kx * d->out_c + oc;
+			/* SMLAL adds each product into int64, as TFLite Micro's accumulator. */
+			int64_t acc = bias != NULL ? bias[oc] : 0;
 
-			for (int32_t ky = 0; ky < d->k_h; ky++) {
-				const int32_t y = y0 + ky;
+			for (int32_t r = 0; r < w.rows; r++, in += row, f += k_row) {
+				const int16_t *x = in;
+				const int8_t *fk = f;
 
-				if (y < 0 || y >= d->in_h) {
-					continue;
+				for (int32_t c = 0; c < w.cols; c++, x += d->in_c, fk += d->out_c) {
+					acc += (int64_t)*fk * *x;
 				}
-				for (int32_t kx = 0; kx < d->k_w; kx++) {
-					const int32_t x = x0 + kx;
-
-					if (x < 0 || x >= d->in_w) {
-						continue;
-					}
-					acc += filter[(ky * d->k_w + kx) * d->out_c + oc] *
-					       in_b[(y * d->in_w + x) * d->in_c + ic];
-				}
-			}
-			if (bias != NULL) {
-				acc += bias[oc];
 			}
 			const int32_t v = tinyaot_mbqm64(acc, p->multiplier[oc], p->shift[oc]);
 
-			output[pix * d->out_c + oc] =
+			output[w.pix * d->out_c + oc] =
 				(int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
 		}
 	}
