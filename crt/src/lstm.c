@@ -1,7 +1,7 @@
 /* TFLite Micro's LstmStep, in its order (int8 and int16x8 through one body, as its templates
  * share it): per gate an input and a recurrent product (each requantised to int16 and
  * saturated, then added with saturation; int8 products of four units at a time, from
- * effective biases) and its activation; the
+ * effective biases, by SMLAD on DSP cores and VMLADAVA with Helium) and its activation; the
  * cell state forget x cell + input x cell gate, clipped; the hidden state tanh(cell) x output
  * gate; the output a copy of the hidden state. The int16 sigmoid and tanh are those of the
  * int16 LOGISTIC and TANH (logistic.c). The float path keeps TFLite's summation order and
@@ -17,6 +17,10 @@
 #include <tinyaot/logistic.h>
 #include <tinyaot/lstm.h>
 #include <tinyaot/unary.h>
+
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+#endif
 
 #define TINYAOT_LSTM_FORGET 1
 #define TINYAOT_LSTM_INPUT  0
@@ -38,7 +42,19 @@ static inline void tinyaot_lstm_dot4_s8(const int8_t *w, int32_t n, const int8_t
 	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
 	int32_t d = 0;
 
-#if TINYAOT_ISA_DSP
+#if TINYAOT_MVE_KERNELS
+	/* Sixteen activations per vector, each unit's sixteen weights multiplied and summed into
+	 * its sum by one VMLADAVA.
+	 */
+	for (; d + 16 <= n; d += 16) {
+		const int8x16_t xv = vld1q_s8(a + d);
+
+		a0 = vmladavaq_s8(a0, vld1q_s8(w + d), xv);
+		a1 = vmladavaq_s8(a1, vld1q_s8(w1 + d), xv);
+		a2 = vmladavaq_s8(a2, vld1q_s8(w2 + d), xv);
+		a3 = vmladavaq_s8(a3, vld1q_s8(w3 + d), xv);
+	}
+#elif TINYAOT_ISA_DSP
 	/* Four activations and four weights of each unit per word: two SMLAD per unit. */
 	const int8_t *wd = w;
 	const int32_t n2 = 2 * n, n3 = 3 * n;

@@ -85,7 +85,8 @@ class Case:
 M4_BOARD, M4_OPT = "mps2-an386", "-O2"
 # The Cortex-M55 board and its models: the MLPerf Tiny int8 ones (every int8 kernel with an
 # MVE routine, convolutions of every shape they have, FULLY_CONNECTED), TFLite Micro's person
-# detector (another MobileNet) and micro_speech, and a float32 model for the FPv5 (hard float).
+# detector (another MobileNet) and micro_speech, the LSTM keyword spotter (the gates' Helium
+# dot products), and a float32 model for the FPv5 (hard float).
 M55_BOARD, M55_OPT = "mps3-an547", "-O2"
 M55_MODELS = [
     m
@@ -98,6 +99,7 @@ M55_MODELS = [
         "mlperf_tiny_ad_autoencoder_int8",
         "tflm_person_detect_int8",
         "tflm_micro_speech_int8",
+        "tflm_micro_speech_lstm_int8",
         "tflm_hello_world_float32",
     }
 ]
