@@ -142,37 +142,32 @@ static void tinyaot_avg_pool_s8_c4(const struct tinyaot_pool_s8_params *p, const
 	const int32_t row = d->in_w * d->channels;
 
 	for (int32_t i = 0; i < pixels; i++) {
-		int32_t b, oy, ox, y0, y1, x0, x1;
+		int32_t b, oy, ox;
 		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
-
-		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
-		const int8_t *const first =
-			input + ((b * d->in_h + y0) * d->in_w + x0) * d->channels;
-		const int32_t height = (y1 - y0) * row;
-		const int32_t width = (x1 - x0) * d->channels;
-		const int32_t count = (y1 - y0) * (x1 - x0);
+		const struct tinyaot_pool_extent e = tinyaot_pool_extent(d, b, oy, ox, d->channels);
+		const int8_t *const first = input + e.first;
 
 		for (int32_t j = 0; j < d->channels; j += 4) {
 			const int32_t c = d->reverse ? d->channels - 4 - j : j;
 			int32_t s0 = 0, s1 = 0, s2 = 0, s3 = 0;
 			int8_t *const out = output + pix * d->channels + c;
 
-			for (const int8_t *r = first + c; r != first + c + height; r += row) {
-				for (const int8_t *q = r; q != r + width; q += d->channels) {
+			for (const int8_t *r = first + c; r != first + c + e.height; r += row) {
+				for (const int8_t *q = r; q != r + e.width; q += d->channels) {
 					s0 += q[0];
 					s1 += q[1];
 					s2 += q[2];
 					s3 += q[3];
 				}
 			}
-			out[0] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s0, count), p->act_min,
-							   p->act_max);
-			out[1] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s1, count), p->act_min,
-							   p->act_max);
-			out[2] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s2, count), p->act_min,
-							   p->act_max);
-			out[3] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s3, count), p->act_min,
-							   p->act_max);
+			out[0] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s0, e.count),
+							   p->act_min, p->act_max);
+			out[1] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s1, e.count),
+							   p->act_min, p->act_max);
+			out[2] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s2, e.count),
+							   p->act_min, p->act_max);
+			out[3] = (int8_t)tinyaot_clamp_i32(tinyaot_avg_round(s3, e.count),
+							   p->act_min, p->act_max);
 		}
 	}
 }

@@ -53,23 +53,17 @@ static inline void tinyaot_max_pool_q(const struct tinyaot_pool_s8_params *p, co
 	const int32_t row = d->in_w * cell;
 
 	for (int32_t i = 0; i < pixels; i++) {
-		int32_t b, oy, ox, y0, y1, x0, x1;
+		int32_t b, oy, ox;
 		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
-
-		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
-		/* The window's first cell, and its extent in bytes: byte offsets walk it, where
-		 * indices recomputed per cell cost several multiplies each.
-		 */
-		const uint8_t *const first =
-			(const uint8_t *)input + ((b * d->in_h + y0) * d->in_w + x0) * cell;
-		const int32_t height = (y1 - y0) * row;
-		const int32_t width = (x1 - x0) * cell;
+		const struct tinyaot_pool_extent e = tinyaot_pool_extent(d, b, oy, ox, cell);
+		const uint8_t *const first = (const uint8_t *)input + e.first;
 
 		for (int32_t j = 0; j < d->channels; j++) {
 			const int32_t c = d->reverse ? d->channels - 1 - j : j;
 			const uint8_t *const start = first + c * size;
-			int32_t m = wide ? tinyaot_window_max_s16(start, height, width, row, cell)
-					 : tinyaot_window_max_s8(start, height, width, row, cell);
+			int32_t m =
+				wide ? tinyaot_window_max_s16(start, e.height, e.width, row, cell)
+				     : tinyaot_window_max_s8(start, e.height, e.width, row, cell);
 			const int32_t o = pix * d->channels + c;
 
 			m = tinyaot_clamp_i32(m, p->act_min, p->act_max);
@@ -141,14 +135,10 @@ static void tinyaot_max_pool_s8_c4(const struct tinyaot_pool_s8_params *p, const
 #endif
 
 	for (int32_t i = 0; i < pixels; i++) {
-		int32_t b, oy, ox, y0, y1, x0, x1;
+		int32_t b, oy, ox;
 		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
-
-		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
-		const int8_t *const first =
-			input + ((b * d->in_h + y0) * d->in_w + x0) * d->channels;
-		const int32_t height = (y1 - y0) * row;
-		const int32_t width = (x1 - x0) * d->channels;
+		const struct tinyaot_pool_extent e = tinyaot_pool_extent(d, b, oy, ox, d->channels);
+		const int8_t *const first = input + e.first;
 
 		for (int32_t j = 0; j < d->channels; j += 4) {
 			const int32_t c = d->reverse ? d->channels - 4 - j : j;
@@ -157,8 +147,8 @@ static void tinyaot_max_pool_s8_c4(const struct tinyaot_pool_s8_params *p, const
 			/* The four maxima packed in one word: one load, SSUB8 and SEL per cell. */
 			uint32_t m = 0x80808080u;
 
-			for (const int8_t *r = first + c; r != first + c + height; r += row) {
-				for (const int8_t *q = r; q != r + width; q += d->channels) {
+			for (const int8_t *r = first + c; r != first + c + e.height; r += row) {
+				for (const int8_t *q = r; q != r + e.width; q += d->channels) {
 					m = tinyaot_dsp_max4(tinyaot_dsp_word(q), m);
 				}
 			}
@@ -167,8 +157,8 @@ static void tinyaot_max_pool_s8_c4(const struct tinyaot_pool_s8_params *p, const
 #else
 			int32_t m0 = INT8_MIN, m1 = INT8_MIN, m2 = INT8_MIN, m3 = INT8_MIN;
 
-			for (const int8_t *r = first + c; r != first + c + height; r += row) {
-				for (const int8_t *q = r; q != r + width; q += d->channels) {
+			for (const int8_t *r = first + c; r != first + c + e.height; r += row) {
+				for (const int8_t *q = r; q != r + e.width; q += d->channels) {
 					m0 = tinyaot_max_i32(m0, q[0]);
 					m1 = tinyaot_max_i32(m1, q[1]);
 					m2 = tinyaot_max_i32(m2, q[2]);

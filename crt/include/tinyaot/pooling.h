@@ -64,4 +64,29 @@ static inline void tinyaot_pool_window(const struct tinyaot_pool_dims *d, int32_
 	*x1 = ix + d->k_w > d->in_w ? d->in_w : ix + d->k_w;
 }
 
+/* The clipped window in bytes, for walking it by pointer steps, where indices recomputed per
+ * cell cost several multiplies each. cell is the bytes of one input pixel.
+ */
+struct tinyaot_pool_extent {
+	int32_t first;  /* offset of the window's first cell from the input */
+	int32_t height; /* from the first row to past the last */
+	int32_t width;  /* from a row's first cell to past its last */
+	int32_t count;  /* cells */
+};
+
+static inline struct tinyaot_pool_extent tinyaot_pool_extent(const struct tinyaot_pool_dims *d,
+							     int32_t b, int32_t oy, int32_t ox,
+							     int32_t cell)
+{
+	int32_t y0, y1, x0, x1;
+	struct tinyaot_pool_extent e;
+
+	tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
+	e.first = ((b * d->in_h + y0) * d->in_w + x0) * cell;
+	e.height = (y1 - y0) * d->in_w * cell;
+	e.width = (x1 - x0) * cell;
+	e.count = (y1 - y0) * (x1 - x0);
+	return e;
+}
+
 #endif /* TINYAOT_POOLING_H_ */
