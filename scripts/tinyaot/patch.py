@@ -389,9 +389,9 @@ def _span(have: tuple[int, int] | None, rows: tuple[int, int]) -> tuple[int, int
     return min(have[0], rows[0]), max(have[1], rows[1])
 
 
-def _estimate(chain: list[Layer], cut: tuple[Stripe, ...], stage_in: int) -> int:
+def _estimate(chain: list[Layer], cut: tuple[Stripe, ...], read_whole: int) -> int:
     """The stage's peak of live bytes without in-place overlaps, to rank stages before the
-    planner places the best few: the tensors it reads whole (`stage_in` bytes) and its output
+    planner places the best few: the tensors it reads whole (`read_whole` bytes) and its output
     with, at each layer of each stripe, the buffer it writes and those still to be read."""
     out = chain[-1].row_bytes * chain[-1].out_h
     last_read = {src: j for j, layer in enumerate(chain) for src in layer.sources}
@@ -406,21 +406,20 @@ def _estimate(chain: list[Layer], cut: tuple[Stripe, ...], stage_in: int) -> int
             live += sum(kept[i] for i in range(j) if last_read[i] < j) + sum(before[j:])
             peak = max(peak, live + (rows[j] if j < len(chain) - 1 else 0))
         before = kept
-    return stage_in + out + peak
+    return read_whole + out + peak
+
+
+def _live_bytes(buffers: list) -> dict[int, int]:
+    """The bytes of `buffers` live at each step where one of them starts or ends, layer by
+    layer."""
+    points = {b.start for b in buffers} | {b.end for b in buffers}
+    return {p: sum(b.size for b in buffers if b.start <= p <= b.end) for p in points}
 
 
 def _outside(base: planner.Plan, first: int, last: int, inner: set[int]) -> int:
     """The most bytes live at once at a step outside the stage, layer by layer."""
-    live = [b for b in base.buffers.values() if b.key not in inner]
-    points = {b.start for b in live} | {b.end for b in live}
-    return max(
-        (
-            sum(b.size for b in live if b.start <= p <= b.end)
-            for p in points
-            if not first <= p <= last
-        ),
-        default=0,
-    )
+    live = _live_bytes([b for b in base.buffers.values() if b.key not in inner])
+    return max((size for p, size in live.items() if not first <= p <= last), default=0)
 
 
 def candidates(
@@ -466,9 +465,7 @@ def candidates(
 
 def _peaks(base: planner.Plan) -> set[int]:
     """The steps at which the most bytes are live, layer by layer."""
-    live = list(base.buffers.values())
-    points = {b.start for b in live} | {b.end for b in live}
-    at = {p: sum(b.size for b in live if b.start <= p <= b.end) for p in points}
+    at = _live_bytes(list(base.buffers.values()))
     most = max(at.values(), default=0)
     return {p for p, size in at.items() if size == most} or {0}
 
