@@ -498,7 +498,7 @@ def test_clamped_cases_clamp(models):
             assert params["block"].name == "tinyaot_dw3x3_c"
         else:
             assert params["weights"].dsp is params["weights"].default
-            c_pairs = Routine("tinyaot_conv_pairs_c")
+            c_pairs = Routine(f"tinyaot_conv_pairs_c{params['d']['out_c']}")
             assert params["pairs"] == ByTarget(c_pairs, c_pairs, mve)
             assert params["clamp_after"] == 0
     part = Routine("tinyaot_conv_pairs_part")

@@ -106,6 +106,79 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate);
 }
 
+/* Fewer than four channels, n (a constant in each caller): one block, whose n sums per pixel
+ * stay in registers, where the four-channel loop also multiplies the block's zero weights and
+ * keeps its eight sums in memory.
+ */
+static inline void tinyaot_pair_accumulate_n(const struct tinyaot_pair_job *job,
+					     const struct pair_at *at, const int8_t **weights,
+					     int32_t acc[8], const int32_t n)
+{
+	const int8_t *w = *weights;
+	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
+	int32_t b0 = acc[4], b1 = acc[5], b2 = acc[6];
+
+	for (int32_t r = 0; r < at->runs; r++) {
+		const int8_t *a = at->run[2 * r];
+		const int8_t *b = at->run[2 * r + 1];
+
+		for (const int8_t *const end = a + job->len; a != end; a++, b++, w += 4) {
+			const int32_t x = *a, y = *b;
+
+			a0 += w[0] * x;
+			b0 += w[0] * y;
+			if (n > 1) {
+				a1 += w[1] * x;
+				b1 += w[1] * y;
+			}
+			if (n > 2) {
+				a2 += w[2] * x;
+				b2 += w[2] * y;
+			}
+		}
+	}
+	acc[0] = a0;
+	acc[1] = a1;
+	acc[2] = a2;
+	acc[4] = b0;
+	acc[5] = b1;
+	acc[6] = b2;
+	*weights = w;
+}
+
+static void tinyaot_pair_accumulate_1(const struct tinyaot_pair_job *job, const struct pair_at *at,
+				      const int8_t **weights, int32_t acc[8])
+{
+	tinyaot_pair_accumulate_n(job, at, weights, acc, 1);
+}
+
+static void tinyaot_pair_accumulate_2(const struct tinyaot_pair_job *job, const struct pair_at *at,
+				      const int8_t **weights, int32_t acc[8])
+{
+	tinyaot_pair_accumulate_n(job, at, weights, acc, 2);
+}
+
+static void tinyaot_pair_accumulate_3(const struct tinyaot_pair_job *job, const struct pair_at *at,
+				      const int8_t **weights, int32_t acc[8])
+{
+	tinyaot_pair_accumulate_n(job, at, weights, acc, 3);
+}
+
+void tinyaot_conv_pairs_c1(const struct tinyaot_pair_job *job)
+{
+	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate_1);
+}
+
+void tinyaot_conv_pairs_c2(const struct tinyaot_pair_job *job)
+{
+	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate_2);
+}
+
+void tinyaot_conv_pairs_c3(const struct tinyaot_pair_job *job)
+{
+	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate_3);
+}
+
 #if TINYAOT_ASM_THUMB2
 /*
  * The routines are Thumb-2 assembly, crt/src/thumb2/conv_routines.S (and on Helium's cores

@@ -67,7 +67,9 @@ enum tinyaot_conv_fast_mode {
  *   tinyaot_conv_single     the last pixel of an odd count, alone, with one run (a = b), under
  *                           tinyaot_conv_pairs' conditions (tinyaot_conv_single_line for line
  *                           tables);
- *   tinyaot_conv_pairs_c    any job: fewer than 4 channels.
+ *   tinyaot_conv_pairs_c    any job (the portable reference);
+ *   tinyaot_conv_pairs_c1   1 to 3 channels (out_c): any job of one block, the routine named
+ *   .. _c3                  for the channel count.
  *
  * The assembly saturates to int8; a narrower activation clamp is applied to the whole output
  * after the pairs (clamp_after).
@@ -78,6 +80,9 @@ typedef void tinyaot_pair_fn(const struct tinyaot_pair_job *job);
 tinyaot_pair_fn tinyaot_conv_pairs;
 tinyaot_pair_fn tinyaot_conv_pairs_line;
 tinyaot_pair_fn tinyaot_conv_pairs_c;
+tinyaot_pair_fn tinyaot_conv_pairs_c1;
+tinyaot_pair_fn tinyaot_conv_pairs_c2;
+tinyaot_pair_fn tinyaot_conv_pairs_c3;
 tinyaot_pair_fn tinyaot_conv_pairs_part;
 tinyaot_pair_fn tinyaot_conv_pairs_line_part;
 tinyaot_pair_fn tinyaot_conv_single;

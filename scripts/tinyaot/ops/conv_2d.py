@@ -195,7 +195,7 @@ def lower_fast(
     odd = dims["batches"] * dims["out_h"] * dims["out_w"] % 2 == 1
     line = "_line" if ch.line else ""
     name = f"tinyaot_conv_pairs{line}" if whole else f"tinyaot_conv_pairs{line}_part"
-    pairs = Routine(name if whole or part else "tinyaot_conv_pairs_c")
+    pairs = Routine(name if whole or part else f"tinyaot_conv_pairs_c{out_c}")
     single = Routine(f"tinyaot_conv_single{line}") if whole and odd else None
     params["pairs"], params["single"] = pairs, single
     # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c): the DSP
