@@ -231,6 +231,10 @@ BUILT_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     "conv_relu6_c8": (conv_relu6(8, 3, 7), CONV),
     "conv_relu6_c6": (conv_relu6(6, 1, 5), CONV),
     "conv_relu6_c10": (conv_relu6(10, 3, 5), CONV),
+    # Under four channels (tinyaot_conv_pairs_c1 and _c2): a 3x3 over five input channels,
+    # 49 pixels; a detection head's pointwise two channels over 48.
+    "conv_c1": (lambda: hand_conv((5, 1), 3, 7, tb.ACT.NONE, (0.08, 5), 11), CONV),
+    "conv_1x1_c2": (lambda: hand_conv((48, 2), 1, 6, tb.ACT.RELU, (0.05, -128), 12), CONV),
 }
 PLACEMENTS = ["planned", "forward", "reverse"]
 
