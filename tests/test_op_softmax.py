@@ -1,7 +1,7 @@
-"""SOFTMAX from int8 to int16 (output scale 1/65536, zero point -32768), as the int16 SVDF
-keyword model ends: TFLite Micro's int8 steps with 16 output bits; and int16 to int16 as int16x8
-models end: TFLite Micro's exp and reciprocal tables, which the compiler fills. (int8 and
-float32 SOFTMAX run in the corpus models.)"""
+"""SOFTMAX int8, with the compiler's table of exps and without; from int8 to int16 (output
+scale 1/65536, zero point -32768), as the int16 SVDF keyword model ends: TFLite Micro's int8
+steps with 16 output bits; and int16 to int16 as int16x8 models end: TFLite Micro's exp and
+reciprocal tables, which the compiler fills. (float32 SOFTMAX runs in the corpus models.)"""
 
 from __future__ import annotations
 
@@ -44,6 +44,59 @@ def test_softmax_int8_to_int16(tmp_path):
         [every_int8((4, 64)), rng.integers(-128, 128, (16, 10), dtype=np.int8)],
         [rng.integers(-128, 128, (4, 64), dtype=np.int8), spike],
         [np.zeros((4, 64), np.int8), rng.integers(-30, -10, (16, 10), dtype=np.int8)],
+    ]
+    assert check_inputs(path, tmp_path, sets).exact
+
+
+# Shapes, input scales and betas of int8 SOFTMAX: a classifier's few outputs (exps computed,
+# no table), a detector's many rows of 2 (a table of 249 entries: differences below -248 count
+# for nothing), rows of 256 with so coarse a scale that differences below -31 count for nothing
+# (a table of 32 entries), and rows of 64.
+INT8_CASES = [((1, 4), 0.1, 1.0), ((144, 2), 0.08, 1.0), ((4, 256), 0.5, 1.0), ((8, 64), 0.02, 2.5)]
+INT8_OUT_Q = {"scale": [1 / 256], "zero_point": [-128]}
+
+
+def test_softmax_int8(tmp_path):
+    """Every difference to the row maximum, each under and past the cut-off, as TFLite Micro
+    computes them; the table where the op computes more exps than it has entries."""
+    n = len(INT8_CASES)
+    tensors = [
+        tb.Tensor(f"x{i}", list(shape), tb.INT8, scale=[scale], zero_point=[-1])
+        for i, (shape, scale, _) in enumerate(INT8_CASES)
+    ] + [
+        tb.Tensor(f"s{i}", list(shape), tb.INT8, **INT8_OUT_Q)
+        for i, (shape, _, _) in enumerate(INT8_CASES)
+    ]
+    ops = [
+        tb.Operator(0, [i], [n + i], "SoftmaxOptions", {"Beta": beta})
+        for i, (_, _, beta) in enumerate(INT8_CASES)
+    ]
+    graph = tb.SubGraph(tensors, ops, list(range(n)), list(range(n, 2 * n)))
+    path = write_model(tb.build(tb.Model([graph], [tb.OpCode(tb.OPS.SOFTMAX)])), tmp_path)
+    graph = load(path)
+    tables = [lower_op(graph, op).params["exp_table"] for op in graph.ops]
+    assert [None if t is None else len(t.values) for t in tables] == [None, 249, 32, 256]
+    rng = np.random.default_rng(10)
+    shapes = [shape for shape, _, _ in INT8_CASES]
+
+    def rand(shape, lo=-128, hi=128):
+        return rng.integers(lo, hi, shape, dtype=np.int8)
+
+    every = every_int8(shapes[2])
+    sets = [
+        [rand(shapes[0]), rand(shapes[1]), every, rand(shapes[3])],
+        [
+            rand(shapes[0], -3, 3),
+            rand(shapes[1], -2, 2),
+            every[:, ::-1].copy(),
+            rand(shapes[3], 100),
+        ],
+        [
+            np.full(shapes[0], 127, np.int8),
+            rand(shapes[1]),
+            rand(shapes[2], -40, 0),
+            every_int8(shapes[3]),
+        ],
     ]
     assert check_inputs(path, tmp_path, sets).exact
 

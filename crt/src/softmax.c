@@ -2,6 +2,9 @@
  * exp of the scaled difference to the row maximum in Q0.31, a Q12.19 sum, and a
  * Newton-Raphson reciprocal; any other rounding would not be bit-exact.
  */
+#include <stddef.h>
+
+#include <tinyaot/clz.h>
 #include <tinyaot/expf.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/gemmlowp.h>
@@ -10,18 +13,16 @@
 #define SCALED_DIFF_INT_BITS 5
 #define ACCUM_INT_BITS       12
 
-static int32_t count_leading_zeros(uint32_t x)
+/* The Q0.31 exp of a difference to the row maximum, diff_min <= diff <= 0. */
+static inline int32_t tinyaot_softmax_exp(const struct tinyaot_softmax_s8_params *p, int32_t diff)
 {
-	int32_t n = 0;
-
-	if (x == 0) {
-		return 32;
+	if (p->exp_table != NULL) {
+		return p->exp_table[-diff];
 	}
-	while ((x & 0x80000000u) == 0) {
-		x <<= 1;
-		n++;
-	}
-	return n;
+	return tinyaot_exp_on_negative_values(
+		tinyaot_srdhm((int32_t)((uint32_t)diff << p->input_left_shift),
+			      p->input_multiplier),
+		SCALED_DIFF_INT_BITS);
 }
 
 /* int8 input to an int8 or (wide) int16 output, as TFLite's Softmax<int8_t, OutputT>: the
@@ -47,18 +48,12 @@ static inline void tinyaot_softmax_q(const struct tinyaot_softmax_s8_params *p, 
 			const int32_t diff = in[c] - max_in_row;
 
 			if (diff >= p->diff_min) {
-				const int32_t scaled = tinyaot_srdhm(
-					(int32_t)((uint32_t)diff << p->input_left_shift),
-					p->input_multiplier);
-
-				sum_of_exps +=
-					tinyaot_rescale(tinyaot_exp_on_negative_values(
-								scaled, SCALED_DIFF_INT_BITS),
-							0, ACCUM_INT_BITS);
+				sum_of_exps += tinyaot_rescale(tinyaot_softmax_exp(p, diff), 0,
+							       ACCUM_INT_BITS);
 			}
 		}
 
-		const int32_t headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
+		const int32_t headroom_plus_one = tinyaot_clz32((uint32_t)sum_of_exps);
 		const int32_t num_bits_over_unit = ACCUM_INT_BITS - headroom_plus_one;
 		const int32_t shifted_sum_minus_one =
 			(int32_t)(((uint32_t)sum_of_exps << headroom_plus_one) - (1u << 31));
@@ -68,11 +63,7 @@ static inline void tinyaot_softmax_q(const struct tinyaot_softmax_s8_params *p, 
 			const int32_t diff = in[c] - max_in_row;
 
 			if (diff >= p->diff_min) {
-				const int32_t scaled = tinyaot_srdhm(
-					(int32_t)((uint32_t)diff << p->input_left_shift),
-					p->input_multiplier);
-				const int32_t exp_in_0 = tinyaot_exp_on_negative_values(
-					scaled, SCALED_DIFF_INT_BITS);
+				const int32_t exp_in_0 = tinyaot_softmax_exp(p, diff);
 				const int32_t unsat =
 					tinyaot_rdbpot(tinyaot_srdhm(shifted_scale, exp_in_0),
 						       num_bits_over_unit + 31 - (wide ? 16 : 8));
@@ -143,7 +134,7 @@ void tinyaot_softmax_s16(const struct tinyaot_softmax_s16_params *p, const int16
 			sum_of_exps += out[c];
 		}
 
-		const int32_t headroom_plus_one = count_leading_zeros((uint32_t)sum_of_exps);
+		const int32_t headroom_plus_one = tinyaot_clz32((uint32_t)sum_of_exps);
 		const int32_t shifted_sum =
 			(int32_t)((((int64_t)sum_of_exps << (headroom_plus_one - 1)) + (1 << 13)) >>
 				  14);

@@ -45,6 +45,13 @@
 #define TINYAOT_ISA_SAT 0
 #endif
 
+/* CLZ, through GCC's and clang's __builtin_clz: Armv5 and up, every Thumb-2 core. */
+#if defined(__ARM_FEATURE_CLZ) && defined(__GNUC__)
+#define TINYAOT_ISA_CLZ 1
+#else
+#define TINYAOT_ISA_CLZ 0
+#endif
+
 /*
  * The Thumb-2 routines of crt/src/thumb2/, GNU assembler source (macros, .rept, .altmacro);
  * clang's integrated assembler does not take all of it, so with clang those kernels are the

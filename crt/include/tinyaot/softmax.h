@@ -10,6 +10,10 @@ struct tinyaot_softmax_s8_params {
 	int32_t input_multiplier; /* beta * input scale, as a Q31 with left shift */
 	int32_t input_left_shift;
 	int32_t diff_min; /* differences below this contribute nothing */
+	/* NULL, or the Q0.31 exp of each difference d from 0 down to diff_min (at most 256),
+	 * at -d: the compiler's, for ops with more elements than it has entries.
+	 */
+	const int32_t *exp_table;
 };
 
 /* int16 in and out: TFLite's two 513-entry interpolated tables, filled by the compiler. */

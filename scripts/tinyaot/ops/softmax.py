@@ -10,6 +10,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import inplace, quant
+from ..fixedpoint import srdhm, wrap32
 from ..ir import DType, Graph, Op
 from ..lowering import (
     ConstArray,
@@ -19,6 +20,7 @@ from ..lowering import (
     op_error,
     require_quant,
 )
+from .unary_common import exp_on_negative_values
 
 SCALED_DIFF_INTEGER_BITS = 5
 LUT16_STEPS = 512
@@ -79,6 +81,21 @@ def softmax_luts() -> tuple[np.ndarray, np.ndarray]:
     exp_lut = lut16(f(EXP_RANGE) / width, 32767, f(2) / width, expf)
     recip_lut = lut16(f(1) / width, -32768, f(2) / width, lambda v: f(1) / (f(1) + v))
     return exp_lut, recip_lut
+
+
+def exp_table(mult: int, left_shift: int, diff_min: int, exps: int) -> ConstArray | None:
+    """The Q0.31 exp of every difference to the row maximum that counts, 0 down to diff_min
+    or -255, as the int8 kernel computes it; None where the op computes fewer exps (two per
+    element) than the table has entries, so that a table is only flash spent where it saves
+    more than one exp (about 130 Cortex-M3 instructions each) per entry."""
+    count = min(-diff_min, 255) + 1
+    if exps < count:
+        return None
+    table = [
+        exp_on_negative_values(srdhm(wrap32(-k << left_shift), mult), SCALED_DIFF_INTEGER_BITS)
+        for k in range(count)
+    ]
+    return ConstArray("int32_t", np.array(table, np.int32))
 
 
 def lower_int16(graph: Graph, op: Op, beta: float, params: dict, args: list) -> KernelCall:
@@ -157,12 +174,14 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         * (1 << (31 - SCALED_DIFF_INTEGER_BITS))
         / (1 << left_shift)
     )
+    diff_min = -math.floor(radius)
     params = {
         "rows": rows,
         "depth": depth,
         "input_multiplier": mult,
         "input_left_shift": left_shift,
-        "diff_min": -math.floor(radius),
+        "diff_min": diff_min,
+        "exp_table": exp_table(mult, left_shift, diff_min, 2 * rows * depth),
     }
     return KernelCall(
         "tinyaot_softmax_s8_s16" if wide else "tinyaot_softmax_s8",
