@@ -12,6 +12,7 @@ Cortex-M3 (the Thumb-2 loops). Every output must equal TFLite Micro's byte for b
 from __future__ import annotations
 
 import dataclasses
+import itertools
 import sys
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
@@ -26,7 +27,7 @@ from harness import split_outputs
 from host import runner as host
 from reference import MODELS as SHARED
 from reference import Reference
-from tinyaot import codegen, fast, frontend, planner
+from tinyaot import codegen, fast, frontend, inplace, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
 from tinyaot.lowering import ByTarget, Routine
 from tinyaot.ops.conv_2d import MVE_MIN_DEPTH, PATCH, ROWS
@@ -522,12 +523,21 @@ def test_clamped_cases_clamp(models):
 
 def test_short_rows_read_in_place(models):
     """Rows of more than conv_2d.SHORT bytes are read in place, unless the DSP routine could
-    read the patch (whole words, whole blocks) and they are SHORT_DSP bytes or fewer."""
-    want = {"conv_3x3_c1": ROWS, "conv_5x5_s2_c1": ROWS, "conv_10x4_s2_c1": PATCH}
-    want |= {"dw_c1_mult8": PATCH, "conv_3x3_c3": ROWS}
+    read the patch (whole words, whole blocks) and they are SHORT_DSP bytes or fewer: then
+    where the DSP kernels are built, the patch; the overlap rule holds for both."""
+    both = ByTarget(ROWS, PATCH)
+    want = {"conv_3x3_c1": ROWS, "conv_5x5_s2_c1": ROWS, "conv_10x4_s2_c1": both}
+    want |= {"dw_c1_mult8": both, "conv_3x3_c3": ROWS}
     for name, mode in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
-        assert c.steps[-1].call.params["mode"] == mode, name
+        call = c.steps[-1].call
+        assert call.params["mode"] == mode, name
+        d, (rule,) = call.params["d"], call.inplace
+        modes = [mode] if mode in (ROWS, PATCH) else [ROWS, PATCH]
+        for m, reverse in itertools.product(modes, (False, True)):
+            steps = inplace.conv_fast_steps(d, d["in_c"], d["out_c"], m == PATCH, reverse)
+            gap = inplace.reverse_gap if reverse else inplace.forward_gap
+            assert gap(steps, 1, 1) <= (rule.reverse if reverse else rule.forward), name
 
 
 def test_partial_blocks(models):

@@ -231,11 +231,16 @@ def conv_fast_steps(
 
 
 def conv_fast(
-    input_index: int, dims: dict[str, int], in_c: int, out_c: int, patch: bool
+    input_index: int, dims: dict[str, int], in_c: int, out_c: int, modes: set[int]
 ) -> InPlace:
-    """Gaps of tinyaot_conv_fast_s8 (int8: one byte per element)."""
-    forward = forward_gap(conv_fast_steps(dims, in_c, out_c, patch, False), 1, 1)
-    reverse = reverse_gap(conv_fast_steps(dims, in_c, out_c, patch, True), 1, 1)
+    """Gaps of tinyaot_conv_fast_s8 (int8: one byte per element) that hold in each of its
+    `modes` (0: PATCH, as tinyaot/conv_fast.h numbers them), one per target."""
+    forward = max(
+        forward_gap(conv_fast_steps(dims, in_c, out_c, m == 0, False), 1, 1) for m in modes
+    )
+    reverse = max(
+        reverse_gap(conv_fast_steps(dims, in_c, out_c, m == 0, True), 1, 1) for m in modes
+    )
     return InPlace(input_index, forward, reverse)
 
 

@@ -103,9 +103,10 @@ PATCH, ROWS = 0, 1
 PATCH_MAX, RUNS_MAX = 128, 16
 # Runs of at most SHORT bytes cost more to set up than to copy to the patch. Runs of 3 to 8
 # bytes (first layers of one input channel) are cheaper in place on the Cortex-M3 (bench.py:
-# kws_on_off 695281 -> 631931 instructions, fingerprint 11863348 -> 9964324), but where the
-# patch is whole words for whole blocks the DSP routine reads it and not such rows: up to
-# SHORT_DSP bytes they keep the patch.
+# kws_on_off 695281 -> 631931 instructions, fingerprint 11863348 -> 9964324; micro_speech's
+# 10x8 windows 823715 -> 784155), but where the patch is whole words for whole blocks the DSP
+# routine reads it and not such rows: there, up to SHORT_DSP bytes keep the patch where the
+# DSP kernels are built (the mode is then per target, see dsp_mode).
 SHORT, SHORT_DSP = 2, 8
 # Windows shallower than this take the DSP routine on Helium's cores too, where it applies:
 # the Helium routine's fixed cost per block of a pair of pixels (two passes over the runs, the
@@ -116,11 +117,11 @@ SHORT, SHORT_DSP = 2, 8
 MVE_MIN_DEPTH = 8
 
 
-def fast_mode(dims: dict[str, int], in_c: int) -> int | None:
+def fast_mode(dims: dict[str, int], in_c: int, short: int = SHORT) -> int | None:
     """How tinyaot_conv_fast_s8 should read the windows, or None when it cannot.
 
-    PATCH copies every window (short runs, see SHORT); ROWS reads whole windows in place and
-    copies clipped ones when they fit the patch.
+    PATCH copies every window (runs of `short` bytes or fewer); ROWS reads whole windows in
+    place and copies clipped ones when they fit the patch.
     """
     kh, kw = dims["k_h"], dims["k_w"]
     depth = kh * kw * in_c
@@ -128,11 +129,19 @@ def fast_mode(dims: dict[str, int], in_c: int) -> int | None:
     clipped = bool(np.any((x0 < 0) | (x0 + kw > dims["in_w"])))
     patch = depth <= PATCH_MAX
     rows = kh <= RUNS_MAX and (not clipped or patch or kh * kw <= RUNS_MAX)
-    dsp = depth % 4 == 0 and in_c % 4 != 0 and dims["out_c"] % 4 == 0
-    short = SHORT_DSP if dsp else SHORT
     if patch and (kw * in_c <= short and kh * kw > 1 or not rows):
         return PATCH
     return ROWS if rows else None
+
+
+def dsp_mode(dims: dict[str, int], in_c: int, mode: int) -> int:
+    """The mode where the DSP kernels are built: PATCH for rows of up to SHORT_DSP bytes when
+    the patch is whole words for whole blocks, which the DSP routine reads (see SHORT)."""
+    depth = dims["k_h"] * dims["k_w"] * in_c
+    if depth % 4 != 0 or in_c % 4 == 0 or dims["out_c"] % 4 != 0:
+        return mode
+    wider = fast_mode(dims, in_c, SHORT_DSP)
+    return mode if wider is None else wider
 
 
 def dsp_weights(weights: np.ndarray, blocks: int, depth: int) -> ConstArray:
@@ -162,6 +171,7 @@ def lower_fast(
     mode = fast_mode(dims, in_c)
     if mode is None:
         return None
+    dsp_reads = dsp_mode(dims, in_c, mode)
     depth = dims["k_h"] * dims["k_w"] * in_c
     weights = filters.astype(np.int64).reshape(out_c, depth)
     bias_data = bias.data if bias is not None else None
@@ -178,7 +188,7 @@ def lower_fast(
     zero_row = np.full(dims["k_w"] * in_c if mode == ROWS else 1, inp.zero_point, np.int8)
     params = {
         "d": dims,
-        "mode": mode,
+        "mode": mode if dsp_reads == mode else ByTarget(mode, dsp_reads),
         "act_min": act[0],
         "act_max": act[1],
         "zero_row": ConstArray("int8_t", zero_row),
@@ -201,7 +211,7 @@ def lower_fast(
     # Every run a multiple of 4 bytes (the whole window, or rows and taps of in_c): the DSP
     # routine's layout, a word of four consecutive weights per channel, which the pixel
     # routine does not read. Its _part moves the highest block's outputs as the Thumb-2 one.
-    runs4 = (depth if mode == PATCH else in_c) % 4 == 0
+    runs4 = (depth if dsp_reads == PATCH else in_c) % 4 == 0
     dsp = runs4 and (whole or part)
     dsp_pairs = Routine("tinyaot_conv_pairs_dsp" if whole else "tinyaot_conv_pairs_dsp_part")
     # Helium's routine takes any job, a lone last pixel as a pair (single NULL): the portable
@@ -225,7 +235,7 @@ def lower_fast(
         params,
         [TensorArg(inp.index), TensorArg(out.index, writable=True)],
         macs=dims["batches"] * dims["out_h"] * dims["out_w"] * out_c * depth,
-        inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, mode == PATCH),),
+        inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, {mode, dsp_reads}),),
         reverse_param="d.reverse",
     )
 
