@@ -58,20 +58,41 @@ static void tinyaot_mul_fast_mve(const struct tinyaot_mul_fast_params *p, const 
 	});
 }
 #else
-static void tinyaot_mul_fast_c(const struct tinyaot_mul_fast_params *p, const int8_t *input1,
-			       const int8_t *input2, int8_t *output)
+/*
+ * One row of the innermost dim, elements in order, each read before its write. A function of
+ * its own (not inlined) so that its values stay in registers: inside the broadcast loop, with
+ * the cursor live around it, the compiler spilled five of them, loaded again per element.
+ */
+static void __attribute__((noinline))
+tinyaot_mul_fast_row(const struct tinyaot_mul_fast_params *p, const int8_t *a, int32_t s1,
+		     const int8_t *b, int32_t s2, int8_t *out, int32_t n)
 {
-	/* Read once: the stores could alias the parameters as far as C knows. */
 	const int32_t o1 = p->input1_offset, o2 = p->input2_offset;
 	const int32_t m = p->mult, h = p->high, e = p->shift;
 	const int32_t lo = p->act_min, hi = p->act_max;
+	int8_t *const end = out + n;
 
-	TINYAOT_BROADCAST_EACH(
-		&p->b, output,
-		(int8_t)tinyaot_clamp_i32(
-			tinyaot_requant((input1[c.offset1] + o1) * (input2[c.offset2] + o2), m, h,
-					e),
-			lo, hi));
+	if (lo == INT8_MIN && hi == INT8_MAX) {
+		/* The clamp of all of int8: one SSAT. */
+		for (; out != end; out++, a += s1, b += s2) {
+			*out = (int8_t)tinyaot_sat_s8(
+				tinyaot_requant((*a + o1) * (*b + o2), m, h, e));
+		}
+		return;
+	}
+	for (; out != end; out++, a += s1, b += s2) {
+		*out = (int8_t)tinyaot_clamp_i32(tinyaot_requant((*a + o1) * (*b + o2), m, h, e),
+						 lo, hi);
+	}
+}
+
+static void tinyaot_mul_fast_c(const struct tinyaot_mul_fast_params *p, const int8_t *input1,
+			       const int8_t *input2, int8_t *output)
+{
+	TINYAOT_BROADCAST_ROWS(&p->b, {
+		tinyaot_mul_fast_row(p, input1 + row.offset1, s1_, input2 + row.offset2, s2_,
+				     output + i_, w_);
+	});
 }
 #endif
 
