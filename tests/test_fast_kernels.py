@@ -92,6 +92,9 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_3x3_same_c40": (conv(8, (3, 3), 1, "same"), [1, 5, 5, 40], CONV),
     # One input channel, short rows: every window copied (KWS's first layer).
     "conv_10x4_s2_c1": (conv(12, (10, 4), 2, "same"), [1, 13, 10, 1], CONV),
+    # micro_speech's windows, rows of 8 bytes over an even output width: in place, but the
+    # patch (two words a row) where the DSP kernels are built.
+    "conv_10x8_s2_c1": (conv(8, (10, 8), 2, "same"), [1, 20, 16, 1], CONV),
     # One input channel, rows of 3 and 5 bytes read in place (clipped windows: the patch).
     "conv_3x3_c1": (conv(8, (3, 3), 1, "same"), [1, 9, 7, 1], CONV),
     "conv_5x5_s2_c1": (conv(8, (5, 5), 2, "same"), [1, 13, 11, 1], CONV),
@@ -461,6 +464,7 @@ def test_dsp_layout_where_runs_allow(models):
         "conv_3x3_valid_c40": True,
         "conv_5x5": True,
         "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
+        "conv_10x8_s2_c1": True,  # the patch where the DSP kernels are built
         "conv_3x3_c3": False,  # rows of 9 bytes
     }
     for name, dsp in want.items():
@@ -523,11 +527,12 @@ def test_clamped_cases_clamp(models):
 
 def test_short_rows_read_in_place(models):
     """Rows of more than conv_2d.SHORT bytes are read in place, unless the DSP routine could
-    read the patch (whole words, whole blocks) and they are SHORT_DSP bytes or fewer: then
-    where the DSP kernels are built, the patch; the overlap rule holds for both."""
+    read the patch (whole words, whole blocks) and they are SHORT_DSP bytes or fewer: then the
+    patch where the DSP kernels are built, and on every target over an odd output width (a job
+    per pair); the overlap rule holds for both modes."""
     both = ByTarget(ROWS, PATCH)
-    want = {"conv_3x3_c1": ROWS, "conv_5x5_s2_c1": ROWS, "conv_10x4_s2_c1": both}
-    want |= {"dw_c1_mult8": both, "conv_3x3_c3": ROWS}
+    want = {"conv_3x3_c1": ROWS, "conv_5x5_s2_c1": ROWS, "conv_10x4_s2_c1": PATCH}
+    want |= {"dw_c1_mult8": PATCH, "conv_3x3_c3": ROWS, "conv_10x8_s2_c1": both}
     for name, mode in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         call = c.steps[-1].call
