@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import custom, fold_pad, frontend, patch, planner, state
+from . import custom, frontend, patch, planner, state
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
 from .lowering import (
@@ -192,7 +192,6 @@ def compile_model(path: str | Path, options: Options) -> Compiled:
 
 
 def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
-    graph = fold_pad.fold(graph)
     _own_state(graph, options.custom_ops)
     layout = state.resolve(graph, _evaluate)
     root = {t.index: t.index for t in graph.tensors}

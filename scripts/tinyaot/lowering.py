@@ -433,9 +433,6 @@ def window_padding(
 # The op option that lowers a windowed op on one tile of a patch stage (patch.py): the
 # (pad_h, pad_w) of the tile's windows.
 TILE_PADS = "tinyaot_tile_pads"
-# The op option of a VALID convolution that a PAD was folded into (fold_pad.py): the PAD's
-# leading (rows, columns), the convolution's padding; its output size is the padded input's.
-EXPLICIT_PADS = "tinyaot_explicit_pads"
 # The op option that lowers a resize on one stripe of rows: (first output row, first input row,
 # input height) of the stripe in the full op, whose output height the size tensor gives.
 TILE_ROWS = "tinyaot_tile_rows"
@@ -450,11 +447,10 @@ def window_dims(
     """
     n, h, w, _ = shape4(inp)
     _, oh, ow, _ = shape4(out)
-    tile = op.options.get(TILE_PADS, op.options.get(EXPLICIT_PADS))
+    tile = op.options.get(TILE_PADS)
     if isinstance(tile, tuple):
         # A layer of a patch stage on one tile: its tensors are the tile's windows, its
         # padding relative to them (negative where real rows lie above), checked by patch.py.
-        # Or a convolution with a folded PAD, checked by fold_pad.py.
         pad_h, pad_w = tile
     else:
         pad_h, pad_w = window_padding(graph, op, (h, w), k_hw, (oh, ow))
