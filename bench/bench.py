@@ -132,6 +132,8 @@ class Result:
     instruction_classes: dict[str, int] = field(default_factory=dict)
     # TFLite Micro + CMSIS-NN in the same harness (None without its sources).
     tflm: TflmResult | None = None
+    # Why TFLite Micro + CMSIS-NN did not build or run this model (its columns are then "-").
+    tflm_error: str | None = None
     layers: list[Layer] = field(default_factory=list)
     # The invoke's instructions outside every op (argument checks, calls) less the residue of
     # the hook's cost the calibration misses, within a couple of instructions per op.
@@ -307,8 +309,14 @@ def measure(
         cycles=cycles.estimate(classes, cpu),
         instruction_classes=classes,
     )
-    if sources is not None:
-        run, tclasses = measure_tflm(p, sources, opt, cpu, workdir, jobs)
+    try:
+        measured = None if sources is None else measure_tflm(p, sources, opt, cpu, workdir, jobs)
+    except runner.HarnessError as exc:
+        # One model TFLM cannot run leaves the others' comparison standing.
+        result.tflm_error = str(exc).splitlines()[0]
+        measured = None
+    if measured is not None:
+        run, tclasses = measured
         t_instr = round(run.instructions()[0])
         t_cycles = cycles.estimate(tclasses, cpu)
         result.tflm = TflmResult(
@@ -453,7 +461,9 @@ def speed_table(results: list[Result], opt: str) -> str:
         t = r.tflm
         rows.append(
             [
-                r.model + ("" if t is None or t.matches_tflm else " (TFLM BUILD DIFFERS)"),
+                r.model
+                + ("" if t is None or t.matches_tflm else " (TFLM BUILD DIFFERS)")
+                + ("" if r.tflm_error is None else " (TFLM FAILED)"),
                 _k(r.macs) if r.macs else "0",
                 runner.BOARD_CPU[r.board],
                 str(r.instructions),
@@ -663,6 +673,9 @@ def main(argv: list[str] | None = None) -> int:
         )
     print(f"estimated cycles: instructions by class x the core's timings, P = {cycles.REFILL}")
     print(speed_table(results, args.opt))
+    for r in results:
+        if r.tflm_error is not None:
+            print(f"{r.model}: TFLM + CMSIS-NN failed: {r.tflm_error}")
     print()
     print(f"flash at {FLASH_OPT}, bytes; code = the first five columns")
     print(flash_table(results))

@@ -9,6 +9,7 @@
 #include <new>
 
 #include "tensorflow/lite/micro/micro_interpreter.h"
+#include "tensorflow/lite/micro/micro_resource_variable.h"
 #include "tensorflow/lite/micro/micro_mutable_op_resolver.h"
 #include "tensorflow/lite/schema/schema_generated.h"
 #include "tflm.h"
@@ -32,9 +33,21 @@ tflite::MicroInterpreter *get()
 #define TFLM_ADD(method) failed = failed || resolver->method() != kTfLiteOk;
 		TFLM_OPS(TFLM_ADD)
 #undef TFLM_ADD
+#if TFLM_NUM_RESOURCE_VARIABLES > 0
+		/* As TFLite Micro's Python interpreter does for a model with VAR_HANDLE: the
+		 * allocator and the variables live in the arena.
+		 */
+		tflite::MicroAllocator *allocator =
+			tflite::MicroAllocator::Create(tflm_arena, tflm_info.arena_size);
+		tflite::MicroInterpreter *it = new (interpreter_storage) tflite::MicroInterpreter(
+			tflite::GetModel(tflm_model_data), *resolver, allocator,
+			tflite::MicroResourceVariables::Create(allocator,
+							       TFLM_NUM_RESOURCE_VARIABLES));
+#else
 		tflite::MicroInterpreter *it = new (interpreter_storage)
 			tflite::MicroInterpreter(tflite::GetModel(tflm_model_data), *resolver,
 						 tflm_arena, tflm_info.arena_size);
+#endif
 		failed = failed || it->AllocateTensors() != kTfLiteOk;
 		if (!failed) {
 			interpreter = it;
