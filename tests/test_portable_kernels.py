@@ -215,7 +215,6 @@ CASES: dict[str, tuple[Callable, list[int], bool, dict[str, bool], str, str]] = 
     "fc_f32_relu": (dense(11, "relu"), [1, 20], False, {}, "fc_f32", ""),
     # 21 inputs: two blocks of eight in the FPU's block loop, and five after them.
     "fc_f32_21": (dense(9), [2, 21], False, {}, "fc_f32", ""),
-    # 1536 MACs: over fully_connected.MIN_MACS, so the fast run takes tinyaot_fc_fast_s8.
     "fc_per_channel": (dense(16), [1, 96], True, PER_CHANNEL_FC, "fc_s8", "channel"),
     "fc_per_channel_relu": (dense(12, "relu"), [1, 20], True, PER_CHANNEL_FC, "fc_s8", "channel"),
 }
