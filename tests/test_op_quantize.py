@@ -14,6 +14,8 @@ from tinyaot.ir import DType, Graph, Op, Quant, Tensor
 from tinyaot.ops.quantize import key_floats, quantize_keys
 
 SHAPE = (1, 16, 16)
+# Under KEYS_MIN_ELEMENTS: float32 -> int8 divides.
+SMALL = (1, 4, 4)
 
 
 def _reshape(x):
@@ -22,8 +24,13 @@ def _reshape(x):
     return tf.reshape(x, (1, 256))
 
 
-def _float_in(tmp_path, low=-1.0, high=1.0, name="model"):
-    data = tfmodels.convert(_reshape, [SHAPE], int8=True, low=low, high=high, float_input=True)
+def _float_in(tmp_path, low=-1.0, high=1.0, name="model", shape=SHAPE):
+    import tensorflow as tf
+
+    def flatten(x):
+        return tf.reshape(x, (1, int(np.prod(shape))))
+
+    data = tfmodels.convert(flatten, [shape], int8=True, low=low, high=high, float_input=True)
     path = write_model(data, tmp_path, name)
     graph = load(path)
     assert [op.kind for op in graph.ops] == ["QUANTIZE", "RESHAPE"]
@@ -50,21 +57,31 @@ def test_quantize_float_saturates(tmp_path):
 
 
 @pytest.mark.parametrize("low,high", [(-1.0, 1.0), (-0.3, 2.0)], ids=["symmetric", "asymmetric"])
-def test_quantize_float_halfway_values(tmp_path, low, high):
-    """Values exactly halfway between two steps round away from zero, as TfLiteRound does."""
-    path, graph = _float_in(tmp_path, low=low, high=high)
+@pytest.mark.parametrize(
+    "shape,function",
+    [(SHAPE, "tinyaot_quantize_f32_keys"), (SMALL, "tinyaot_quantize_f32")],
+    ids=["keys", "division"],
+)
+def test_quantize_float_halfway_values(tmp_path, low, high, shape, function):
+    """Values exactly halfway between two steps round away from zero, as TfLiteRound does,
+    by the keys and by the division (every step, a slice of the steps per input set)."""
+    path, graph = _float_in(tmp_path, low=low, high=high, shape=shape)
+    assert lower_op(graph, graph.ops[0]).function == function
     scale = np.float32(_quantize_io(graph)[1].scale)
     k = np.arange(-128, 128, dtype=np.float32)
-    halves = ((k + np.float32(0.5)) * scale).astype(np.float32).reshape(SHAPE)
-    steps = (k * scale).astype(np.float32).reshape(SHAPE)
+    halves = ((k + np.float32(0.5)) * scale).astype(np.float32)
+    steps = (k * scale).astype(np.float32)
     rng = np.random.default_rng(3)
-    wide = rng.uniform(-400.0, 400.0, size=SHAPE).astype(np.float32) * scale
+    wide = rng.uniform(-400.0, 400.0, size=shape).astype(np.float32) * scale
     # Quotients past int32 are left out: TFLite's float -> int32 conversion is undefined
     # there (on x86 it gives -128 or 127 by the sign of the zero point); ours saturates.
     specials = np.resize(
-        np.array([0.0, -0.0, 1e3, -1e3, 1e-30, -1e-30, 3.0, -3.0], dtype=np.float32), SHAPE
+        np.array([0.0, -0.0, 1e3, -1e3, 1e-30, -1e-30, 3.0, -3.0], dtype=np.float32), shape
     )
-    sets = [[halves], [-halves], [steps], [wide], [specials]]
+    size = int(np.prod(shape))
+    sets = [[wide], [specials]]
+    for values in (halves, -halves, steps):
+        sets += [[values[i : i + size].reshape(shape)] for i in range(0, values.size, size)]
     assert check_inputs(path, tmp_path, sets).exact
 
 
