@@ -1,12 +1,8 @@
-/* LOGISTIC, and int16 TANH. The int8 path is TFLite's reference one: the input rescaled to Q4.27
- * and gemmlowp's fixed-point logistic, step by step; any other rounding would not be bit-exact. The
- * output is Q0.8 with zero point -128 (scale 1/256). The int16 paths are TFLite's too:
- * interpolation in its 256-entry table of 2^16 sigmoid(i / 24), which tanh reads as 2 sigmoid(2x) -
- * 1; the LSTM's int16 gates use the same functions.
+/* LOGISTIC, and int16 TANH (int8 LOGISTIC is a table the compiler fills). The int16 paths are
+ * TFLite's: interpolation in its 256-entry table of 2^16 sigmoid(i / 24), which tanh reads as
+ * 2 sigmoid(2x) - 1; the LSTM's int16 gates use the same functions.
  */
 #include <tinyaot/expf.h>
-#include <tinyaot/fixedpoint.h>
-#include <tinyaot/gemmlowp.h>
 #include <tinyaot/logistic.h>
 
 /* The numbers of TFLite's table, a fit for interpolation that no closed form rounds to:
@@ -35,44 +31,6 @@ static const uint16_t tinyaot_sigmoid_table[256] = {
 	65532, 65532, 65532, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65533, 65534, 65534,
 	65534, 65534, 65534, 65534, 65534, 65534, 65534, 65534, 65535,
 };
-
-#define INPUT_INT_BITS  4
-#define OUTPUT_INT_BITS 8
-
-/* gemmlowp logistic for a Q4.27 input: Q0.31 result. */
-static int32_t logistic_q4(int32_t a)
-{
-	if (a == 0) {
-		return 1 << 30;
-	}
-
-	const int32_t abs_a = a > 0 ? a : -a;
-	const int32_t if_positive =
-		tinyaot_one_over_one_plus_x(tinyaot_exp_on_negative_values(-abs_a, INPUT_INT_BITS));
-
-	return a > 0 ? if_positive : INT32_MAX - if_positive;
-}
-
-void tinyaot_logistic_s8(const struct tinyaot_logistic_s8_params *p, const int8_t *input,
-			 int8_t *output)
-{
-	for (int32_t i = 0; i < p->size; i++) {
-		const int32_t x = input[i] - p->input_zero_point;
-
-		if (x <= -p->input_range_radius) {
-			output[i] = INT8_MIN;
-		} else if (x >= p->input_range_radius) {
-			output[i] = INT8_MAX;
-		} else {
-			const int32_t in_q4 =
-				tinyaot_mbqm(x, p->input_multiplier, p->input_left_shift);
-			const int32_t out_q0 = logistic_q4(in_q4);
-			const int32_t out = tinyaot_rdbpot(out_q0, 31 - OUTPUT_INT_BITS) + INT8_MIN;
-
-			output[i] = (int8_t)tinyaot_clamp_i32(out, INT8_MIN, INT8_MAX);
-		}
-	}
-}
 
 int16_t tinyaot_sigmoid16(int32_t x)
 {

@@ -4,15 +4,6 @@
 
 #include <stdint.h>
 
-struct tinyaot_logistic_s8_params {
-	int32_t size;
-	int32_t input_zero_point;
-	/* |input - zero point| at or beyond this saturates the output */
-	int32_t input_range_radius;
-	/* input scale * 2^27, as a Q31 and a left shift: the input in Q4.27 */
-	int32_t input_multiplier, input_left_shift;
-};
-
 /* int16 LOGISTIC and TANH (zero points 0, output scale 1/32768): the input times
  * input_multiplier, shifted right with rounding by input_left_shift, gives TFLite's 3 x Q3.12
  * (+/-2^17 is +/-10.7) that the table interpolation reads.
@@ -26,8 +17,6 @@ struct tinyaot_logistic_f32_params {
 	int32_t size;
 };
 
-void tinyaot_logistic_s8(const struct tinyaot_logistic_s8_params *p, const int8_t *input,
-			 int8_t *output);
 /* input and output may be the same buffer (both). */
 void tinyaot_logistic_s16(const struct tinyaot_logistic_s16_params *p, const int16_t *input,
 			  int16_t *output);

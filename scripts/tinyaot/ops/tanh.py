@@ -3,14 +3,11 @@ sigmoid table, and float32."""
 
 from __future__ import annotations
 
-from .. import quant
-from ..fixedpoint import mbqm, rdbpot
+from ..fixedpoint import rdbpot
 from ..ir import DType, Graph, Op
 from ..lowering import KernelCall, OpDef, elementwise_io, require_quant
-from .lut_common import lut8
-from .unary_common import f32_call, fixed_tanh, input_q4_rescale, int16_sigmoid_call
+from .unary_common import Q4_INTEGER_BITS, f32_call, fixed_tanh, int16_sigmoid_call, q4_table
 
-INPUT_INTEGER_BITS = 4
 # The kernel writes tanh in steps of 1/128 (Q0.7) whatever the output tensor says.
 OUTPUT_FRACTION_BITS = 7
 
@@ -23,18 +20,13 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     if dtype == DType.INT16:
         # TANH takes a power-of-two scale needing one more left shift than LOGISTIC's.
         return int16_sigmoid_call(graph, op, "tinyaot_tanh_s16", (0, 1))
-    mult, left_shift, radius = input_q4_rescale(graph, op, inp, INPUT_INTEGER_BITS, "tanh")
-
-    def table(v: int) -> int:
-        x = v - inp.zero_point
-        if x <= -radius:
-            return quant.INT8_MIN
-        if x >= radius:
-            return quant.INT8_MAX
-        t = fixed_tanh(mbqm(x, mult, left_shift), INPUT_INTEGER_BITS)
-        return rdbpot(t, 31 - OUTPUT_FRACTION_BITS)
-
-    return lut8(graph, op, table)
+    return q4_table(
+        graph,
+        op,
+        inp,
+        "tanh",
+        lambda q: rdbpot(fixed_tanh(q, Q4_INTEGER_BITS), 31 - OUTPUT_FRACTION_BITS),
+    )
 
 
 OP = OpDef(

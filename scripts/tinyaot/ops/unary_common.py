@@ -15,7 +15,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import inplace, quant
-from ..fixedpoint import INT32_MAX, INT32_MIN, rdbpot, srdhm, wrap32
+from ..fixedpoint import INT32_MAX, INT32_MIN, mbqm, rdbpot, srdhm, wrap32
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
     Fold,
@@ -26,6 +26,7 @@ from ..lowering import (
     elementwise_io,
     op_error,
 )
+from .lut_common import lut8
 
 F32_HEADER = "tinyaot/unary.h"
 
@@ -133,15 +134,25 @@ def exp_on_negative_values(a: int, int_bits: int) -> int:
     return INT32_MAX if a == 0 else result
 
 
-def one_minus_x_over_one_plus_x(a: int) -> int:
-    """(1 - a) / (1 + a) for a Q0.31 in (0, 1): three Newton-Raphson steps in Q2.29."""
+def reciprocal_half(a: int) -> int:
+    """1 / ((1 + a) / 2) in Q2.29 for a Q0.31 in (0, 1): gemmlowp's three Newton-Raphson steps
+    from 48/17 - 32/17 d, shared by its one_over_one_plus_x and one_minus_x_over_one_plus_x."""
     half_denominator = rounding_half_sum(a, INT32_MAX)
-    one_q2 = 1 << 29
     x = wrap32(1515870810 + srdhm(half_denominator, -1010580540))
     for _ in range(3):
-        one_minus = wrap32(one_q2 - srdhm(half_denominator, x))
+        one_minus = wrap32((1 << 29) - srdhm(half_denominator, x))
         x = wrap32(x + rescale(srdhm(x, one_minus), 4, 2))
-    return rescale(wrap32(x - one_q2), 2, 0)
+    return x
+
+
+def one_minus_x_over_one_plus_x(a: int) -> int:
+    """(1 - a) / (1 + a) for a Q0.31 in (0, 1)."""
+    return rescale(wrap32(reciprocal_half(a) - (1 << 29)), 2, 0)
+
+
+def one_over_one_plus_x(a: int) -> int:
+    """1 / (1 + a) for a Q0.31 in (0, 1)."""
+    return rescale(reciprocal_half(a), 1, 0)
 
 
 def fixed_tanh(a: int, int_bits: int) -> int:
@@ -150,6 +161,34 @@ def fixed_tanh(a: int, int_bits: int) -> int:
         return 0
     t = one_minus_x_over_one_plus_x(exp_on_negative_values(-abs(a), int_bits + 1))
     return wrap32(-t) if a < 0 else t
+
+
+def fixed_logistic(a: int, int_bits: int) -> int:
+    """gemmlowp::logistic of a Q(int_bits) value: Q0.31, through exp(-|a|)."""
+    if a == 0:
+        return 1 << 30
+    if_positive = one_over_one_plus_x(exp_on_negative_values(-abs(a), int_bits))
+    return if_positive if a > 0 else INT32_MAX - if_positive
+
+
+# LOGISTIC's and TANH's int8 input: Q4.27.
+Q4_INTEGER_BITS = 4
+
+
+def q4_table(graph: Graph, op: Op, inp: Tensor, what: str, fn: Callable[[int], int]) -> KernelCall:
+    """int8 LOGISTIC or TANH as a table (lut_common.lut8), as TFLite Micro computes each input:
+    saturated beyond the input radius, else fn of the input rescaled to Q4.27."""
+    mult, left_shift, radius = input_q4_rescale(graph, op, inp, Q4_INTEGER_BITS, what)
+
+    def table(v: int) -> int:
+        x = v - inp.zero_point
+        if x <= -radius:
+            return quant.INT8_MIN
+        if x >= radius:
+            return quant.INT8_MAX
+        return fn(mbqm(x, mult, left_shift))
+
+    return lut8(graph, op, table)
 
 
 def input_q4_rescale(
