@@ -72,6 +72,7 @@ def keras(
     seed: int = 0,
     flags: Mapping[str, bool] | None = None,
     io: str = "int8",
+    int16x8: bool = False,
 ) -> bytes:
     """A Keras functional model (batch 1) through the same conversion."""
     import tensorflow as tf
@@ -79,7 +80,9 @@ def keras(
     tf.keras.utils.set_random_seed(seed)
     inp = tf.keras.Input(shape=tuple(input_shape[1:]), batch_size=input_shape[0])
     model = tf.keras.Model(inp, layers(inp))
-    return convert(lambda x: model(x), [input_shape], int8, seed, flags=flags, io=io)
+    return convert(
+        lambda x: model(x), [input_shape], int8, seed, flags=flags, io=io, int16x8=int16x8
+    )
 
 
 def retype_input(model: bytes, scale: float, zero_point: int, index: int = 0) -> bytes:

@@ -83,6 +83,11 @@ class Case:
 
 # The Cortex-M4 board, and the -O level its firmware is built at.
 M4_BOARD, M4_OPT = "mps2-an386", "-O2"
+# Besides FAST_MODELS there: the int16x8 models, whose convolutions take SMLAD
+# (tinyaot/conv_fast_s16.h).
+M4_MODELS = FAST_MODELS + [
+    m for m in MODELS if m.stem in {"armzoo_kws_ds_cnn_s_int16x8", "ambiq_nnid_int16x8"}
+]
 # The Cortex-M55 board and its models: the MLPerf Tiny int8 ones (every int8 kernel with an
 # MVE routine, convolutions of every shape they have, FULLY_CONNECTED), TFLite Micro's person
 # detector (another MobileNet) and micro_speech, the LSTM keyword spotter (the gates' Helium
@@ -133,7 +138,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
     profiled = [m for m in MODELS if m.stem == PROFILED]
     cases.update({_key(m, "-O2", True): Case(m, "-O2", True) for m in profiled})
     cases.update(
-        {_key(m, M4_OPT, board=M4_BOARD): Case(m, M4_OPT, False, M4_BOARD) for m in FAST_MODELS}
+        {_key(m, M4_OPT, board=M4_BOARD): Case(m, M4_OPT, False, M4_BOARD) for m in M4_MODELS}
     )
     cases.update(
         {_key(m, M55_OPT, board=M55_BOARD): Case(m, M55_OPT, False, M55_BOARD) for m in M55_MODELS}
@@ -217,7 +222,7 @@ def test_matches_tflite_micro(runs: dict[str, Case], model: Path, opt: str) -> N
     _check_outputs(runs[_key(model, opt)])
 
 
-@pytest.mark.parametrize("model", FAST_MODELS, ids=[m.stem for m in FAST_MODELS])
+@pytest.mark.parametrize("model", M4_MODELS, ids=[m.stem for m in M4_MODELS])
 def test_cortex_m4_matches_tflite_micro(runs: dict[str, Case], model: Path) -> None:
     case = runs[_key(model, M4_OPT, board=M4_BOARD)]
     assert case.get().board == M4_BOARD

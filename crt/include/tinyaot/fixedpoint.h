@@ -73,4 +73,15 @@ static inline int32_t tinyaot_mbqm64(int64_t x, int32_t multiplier, int32_t shif
 	return (int32_t)((x * reduced + ((int64_t)1 << (total_shift - 1))) >> total_shift);
 }
 
+/* tinyaot_mbqm64 of an int32 x, its multiplier already rounded to 16 bits (m) and its total
+ * shift t = 15 - shift, 1 to 31, both computed by the compiler: one SMLAL, then the int32 that
+ * TFLite keeps is the low word of the 64-bit shift, the high word's bits shifted in.
+ */
+static inline int32_t tinyaot_mbqm64_pre(int32_t x, int32_t m, int32_t t)
+{
+	const uint64_t r = (uint64_t)((int64_t)x * m) + (1u << (t - 1));
+
+	return (int32_t)((uint32_t)r >> t | (uint32_t)(r >> 32) << (32 - t));
+}
+
 #endif /* TINYAOT_FIXEDPOINT_H_ */

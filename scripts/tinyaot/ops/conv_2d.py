@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 
 from .. import fast, inplace, quant
@@ -20,8 +22,18 @@ from ..lowering import (
     window_dims,
 )
 from . import hybrid_common
+from .weighted_common import (
+    Requant,
+    fused_activation,
+    int8_requant,
+    int32_sum,
+    mbqm64_pre,
+    s16_bias_values,
+    s16_params,
+    s16_sums_fit,
+    weights,
+)
 from .weighted_common import bias as weighted_bias
-from .weighted_common import fused_activation, int8_requant, int32_sum, s16_params, weights
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -65,11 +77,17 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     rq = int8_requant(graph, op, (inp, filt, out), oc, 0, bias)
     mults, shifts, (lo, hi) = rq.mults, rq.shifts, rq.act
     if dtype == DType.INT16:
+        assert filt.data is not None
+        sum32 = int32_sum(graph, op)
+        clamp = {"d": dims, "act_min": lo, "act_max": hi, "int32_sum": sum32}
+        call = lower_fast_s16(graph, filt.data, rq, clamp, (inp, bias, out))
+        if call is not None:
+            return dataclasses.replace(call, **overlap)
         return KernelCall(
             "tinyaot_conv_s16",
             "tinyaot/conv.h",
             "struct tinyaot_conv_s16_params",
-            {**s16_params(dims, rq), "int32_sum": int32_sum(graph, op)},
+            {**s16_params(dims, rq), "int32_sum": sum32},
             args,
             macs=macs,
             **overlap,
@@ -95,6 +113,70 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         args,
         macs=macs,
         **overlap,
+    )
+
+
+# tinyaot/conv_fast_s16.h
+PATCH_MAX_S16 = 128
+
+
+def lower_fast_s16(
+    graph: Graph,
+    filters: np.ndarray,
+    rq: Requant,
+    s16: dict[str, object],
+    tensors: tuple[Tensor, TensorArg | ConstArray | None, Tensor],
+) -> KernelCall | None:
+    """tinyaot_conv_fast_s16 (tinyaot/conv_fast_s16.h) for int16x8 weights `filters` (OHWI)
+    when no partial sum of a channel, its bias included, can leave int32 and the requantisation
+    fits tinyaot_mbqm64_pre, else None. `s16` holds the dims (d), the clamp and int32_sum;
+    `tensors` the input, the bias argument and the output. Also used by FULLY_CONNECTED, a 1x1
+    convolution over its batches."""
+    if not fast.ENABLED:
+        return None
+    inp, bias_arg, out = tensors
+    out_c = filters.shape[0]
+    weights = filters.astype(np.int64).reshape(out_c, -1)
+    bias = s16_bias_values(graph, bias_arg, out_c)
+    if not s16_sums_fit(weights, bias):
+        return None
+    requant = (int32_array(rq.mults), int32_array(rq.shifts))
+    if not s16["int32_sum"]:
+        pre = mbqm64_pre(rq.mults, rq.shifts)
+        if pre is None:
+            return None
+        requant = pre
+    depth = weights.shape[1]
+    blocks = (out_c + 3) // 4
+    padded = fast.padded(weights, 4 * blocks).reshape(blocks, 4, depth)
+    dims = s16["d"]
+    assert isinstance(dims, dict)
+    # conv_fast_s16.h: a window read as one run from a stack patch where its rows are runs
+    # of their own, then even positions only if the whole window is.
+    patch = int(depth <= PATCH_MAX_S16 and dims["k_h"] * dims["k_w"] > 1)
+    pairs = int(dims["in_c"] % 2 == 0 or patch and depth % 2 == 0)
+    if pairs:
+        # Per two positions: channels 0 and 1 at both, then 2 and 3 (conv_fast_s16.h).
+        quads = padded.reshape(blocks, 2, 2, depth // 2, 2).transpose(0, 3, 1, 4, 2)
+        layout = quads.reshape(-1)
+    else:
+        layout = padded.transpose(0, 2, 1).reshape(-1)
+    params = {
+        **s16,
+        "weights": ConstArray("int8_t", layout.astype(np.int8)),
+        "pairs": pairs,
+        "patch": patch,
+        "bias": ConstArray("int32_t", fast.padded(bias, 4 * blocks).astype(np.int32)),
+        "multiplier": requant[0],
+        "shift": requant[1],
+    }
+    return KernelCall(
+        "tinyaot_conv_fast_s16",
+        "tinyaot/conv_fast_s16.h",
+        "struct tinyaot_conv_fast_s16_params",
+        params,
+        [TensorArg(inp.index), TensorArg(out.index, writable=True)],
+        macs=dims["batches"] * dims["out_h"] * dims["out_w"] * out_c * depth,
     )
 
 

@@ -23,8 +23,17 @@ from ..lowering import (
     window_dims,
 )
 from . import conv_2d, hybrid_common
+from .weighted_common import (
+    Requant,
+    fused_activation,
+    int8_requant,
+    mbqm64_pre,
+    s16_bias_values,
+    s16_params,
+    s16_sums_fit,
+    weights,
+)
 from .weighted_common import bias as weighted_bias
-from .weighted_common import fused_activation, int8_requant, s16_params, weights
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -75,6 +84,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     rq = int8_requant(graph, op, (inp, filt, out), oc, 3, bias)
     mults, shifts, (lo, hi), bias_t = rq.mults, rq.shifts, rq.act, rq.bias
     if dtype == DType.INT16:
+        call = lower_fast_s16(graph, (inp, filt, out), rq, dims, mult, bias)
+        if call is not None:
+            return dataclasses.replace(call, macs=macs, **overlap)
         return KernelCall(
             "tinyaot_dwconv_s16",
             "tinyaot/depthwise_conv.h",
@@ -228,6 +240,44 @@ def lower_fast(
         macs=dims["batches"] * dims["out_h"] * dims["out_w"] * c * 9,
         inplace=(inplace.dwconv_fast(inp.index, dims, c, group),),
         reverse_param="d.reverse",
+    )
+
+
+def lower_fast_s16(
+    graph: Graph,
+    tensors: tuple[Tensor, Tensor, Tensor],
+    rq: Requant,
+    dims: dict[str, int],
+    mult: int,
+    bias: TensorArg | ConstArray | None,
+) -> KernelCall | None:
+    """tinyaot_dwconv_fast_s16 when no partial sum of a channel, its bias included, can leave
+    int32 and the requantisation fits tinyaot_mbqm64_pre, else None."""
+    if not fast.ENABLED:
+        return None
+    inp, filt, out = tensors
+    assert filt.data is not None
+    out_c = dims["out_c"]
+    # 1HWO: each output channel's taps are a column.
+    taps = filt.data.reshape(-1, out_c).T
+    values = s16_bias_values(graph, bias, out_c)
+    pre = mbqm64_pre(rq.mults, rq.shifts)
+    if pre is None or not s16_sums_fit(taps, values):
+        return None
+    return KernelCall(
+        "tinyaot_dwconv_fast_s16",
+        "tinyaot/dwconv_fast_s16.h",
+        "struct tinyaot_dwconv_fast_s16_params",
+        {
+            "d": dims,
+            "depth_multiplier": mult,
+            "act_min": rq.act[0],
+            "act_max": rq.act[1],
+            "bias": ConstArray("int32_t", values.astype(np.int32)),
+            "multiplier": pre[0],
+            "shift": pre[1],
+        },
+        [TensorArg(inp.index), TensorArg(filt.index), TensorArg(out.index, writable=True)],
     )
 
 

@@ -15,7 +15,7 @@ from ..lowering import (
     int32_array,
     op_error,
 )
-from . import hybrid_common
+from . import conv_2d, hybrid_common
 from .weighted_common import bias as weighted_bias
 from .weighted_common import fused_activation, int8_requant, int32_sum, weights
 
@@ -59,6 +59,20 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     rq = int8_requant(graph, op, (inp, filt, out), units, 0, bias, symmetric=int16)
     mults, shifts, (lo, hi), bias_t = rq.mults, rq.shifts, rq.act, rq.bias
     if int16:
+        assert filt.data is not None
+        # A 1x1 convolution over the batches, one pixel each.
+        conv_dims = {
+            "batches": batches,
+            **dict.fromkeys(("in_h", "in_w", "out_h", "out_w", "k_h", "k_w"), 1),
+            **dict.fromkeys(("stride_h", "stride_w"), 1),
+            **dict.fromkeys(("pad_h", "pad_w", "reverse"), 0),
+            "in_c": depth,
+            "out_c": units,
+        }
+        clamp = {"d": conv_dims, "act_min": lo, "act_max": hi, "int32_sum": int32_sum(graph, op)}
+        call = conv_2d.lower_fast_s16(graph, filt.data, rq, clamp, (inp, bias, out))
+        if call is not None:
+            return call
         return KernelCall(
             "tinyaot_fc_s16",
             "tinyaot/fully_connected.h",

@@ -143,3 +143,39 @@ def s16_params(dims: dict[str, int], rq: Requant) -> dict[str, object]:
         "multiplier": int32_array(rq.mults),
         "shift": int32_array(rq.shifts),
     }
+
+
+# The largest magnitude of an int16 input.
+X_MAX_S16 = 32768
+
+
+def s16_bias_values(graph: Graph, bias: TensorArg | ConstArray | None, channels: int) -> np.ndarray:
+    """The int16x8 bias argument's values as int64 (zeros without one)."""
+    if isinstance(bias, ConstArray):
+        return bias.values.astype(np.int64)
+    if bias is None:
+        return np.zeros(channels, np.int64)
+    data = graph.tensor(bias.index).data
+    assert data is not None
+    return data.astype(np.int64).reshape(-1)
+
+
+def s16_sums_fit(weights: np.ndarray, bias: np.ndarray) -> bool:
+    """No partial sum of an int16x8 channel, bias first, can leave int32 for any int16 input;
+    weights are [channels, taps]."""
+    bound = np.abs(bias) + X_MAX_S16 * np.abs(weights.astype(np.int64)).sum(axis=1)
+    return bool(np.all(bound <= np.iinfo(np.int32).max))
+
+
+def mbqm64_pre(mults: list[int], shifts: list[int]) -> tuple[ConstArray, ConstArray] | None:
+    """TFLite's int64 MultiplyByQuantizedMultiplier precomputed for tinyaot_mbqm64_pre
+    (tinyaot/fixedpoint.h): the multipliers rounded to 16 bits and the total shifts 15 - shift,
+    or None when a total shift is outside 1 to 31."""
+    m = np.asarray(mults, np.int64)
+    total = 15 - np.asarray(shifts, np.int64)
+    if np.any((total < 1) | (total > 31)):
+        return None
+    reduced = np.where(m < 0x7FFF0000, (m + (1 << 15)) >> 16, 0x7FFF)
+    return ConstArray("int32_t", reduced.astype(np.int32)), ConstArray(
+        "int32_t", total.astype(np.int32)
+    )

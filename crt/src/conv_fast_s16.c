@@ -1,0 +1,144 @@
+/* CONV_2D and FULLY_CONNECTED int16x8 with int32 sums (tinyaot/conv_fast_s16.h). */
+#include <string.h>
+
+#include <tinyaot/conv_fast_s16.h>
+#include <tinyaot/dsp_simd.h>
+#include <tinyaot/fixedpoint.h>
+#include <tinyaot/isa.h>
+
+/* The four sums of a block; a struct returned by value stays in registers. */
+struct tinyaot_s16_sums {
+	int32_t a0, a1, a2, a3;
+};
+
+/* Adds a run of n inputs against weights of positions k (four bytes each) in the default
+ * layout.
+ */
+static inline struct tinyaot_s16_sums tinyaot_s16_run(struct tinyaot_s16_sums s, const int8_t *w,
+						      const int16_t *x, int32_t n)
+{
+	for (const int16_t *end = x + n; x < end; x++, w += 4) {
+		const int32_t v = *x;
+
+		s.a0 += w[0] * v;
+		s.a1 += w[1] * v;
+		s.a2 += w[2] * v;
+		s.a3 += w[3] * v;
+	}
+	return s;
+}
+
+/* The same in the pair layout, n even. */
+static inline struct tinyaot_s16_sums
+tinyaot_s16_run_pairs(struct tinyaot_s16_sums s, const int8_t *w, const int16_t *x, int32_t n)
+{
+	for (const int16_t *end = x + n; x < end; x += 2, w += 8) {
+#if TINYAOT_ISA_DSP
+		/* x[k] in the lower halfword, x[k + 1] in the upper, as in the weight pairs. */
+		int32_t xv;
+		const uint32_t w01 = tinyaot_dsp_word(w), w23 = tinyaot_dsp_word(w + 4);
+
+		memcpy(&xv, x, sizeof(xv));
+		s.a0 = __smlad(xv, __sxtb16((int32_t)w01), s.a0);
+		s.a1 = __smlad(xv, tinyaot_dsp_odd(w01), s.a1);
+		s.a2 = __smlad(xv, __sxtb16((int32_t)w23), s.a2);
+		s.a3 = __smlad(xv, tinyaot_dsp_odd(w23), s.a3);
+#else
+		/* One product at a time: each is an MLA into its sum. */
+		const int32_t v0 = x[0], v1 = x[1];
+
+		s.a0 += w[0] * v0;
+		s.a1 += w[1] * v0;
+		s.a2 += w[4] * v0;
+		s.a3 += w[5] * v0;
+		s.a0 += w[2] * v1;
+		s.a1 += w[3] * v1;
+		s.a2 += w[6] * v1;
+		s.a3 += w[7] * v1;
+#endif
+	}
+	return s;
+}
+
+/* TFLite Micro's requantisation of channel oc's sum, clamped. */
+static inline int16_t tinyaot_s16_out(const struct tinyaot_conv_fast_s16_params *p, int32_t acc,
+				      int32_t oc)
+{
+	const int32_t m = p->multiplier[oc], t = p->shift[oc];
+	const int32_t v = p->int32_sum ? tinyaot_mbqm(acc, m, t) : tinyaot_mbqm64_pre(acc, m, t);
+	return (int16_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+}
+
+/* Copies the window of step i's pixel to patch, zeros where it is clipped (the input zero
+ * point is 0); returns the output pixel.
+ */
+static int32_t tinyaot_s16_patch(const struct tinyaot_conv_dims *d, const int16_t *input, int32_t i,
+				 int32_t pixels, int16_t *patch)
+{
+	const struct tinyaot_conv_window w = tinyaot_conv_clip(d, i, pixels);
+	const int32_t k_row = d->k_w * d->in_c, n = w.cols * d->in_c;
+	const int16_t *in = input + w.first * d->in_c;
+
+	memset(patch, 0, (size_t)(d->k_h * k_row) * sizeof(*patch));
+	for (int32_t r = 0; r < w.rows; r++) {
+		memcpy(patch + (w.ky + r) * k_row + w.kx * d->in_c, in + r * d->in_w * d->in_c,
+		       (size_t)n * sizeof(*patch));
+	}
+	return w.pix;
+}
+
+void tinyaot_conv_fast_s16(const struct tinyaot_conv_fast_s16_params *p, const int16_t *input,
+			   int16_t *output)
+{
+	const struct tinyaot_conv_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	const int32_t row = d->in_w * d->in_c, k_row = d->k_w * d->in_c;
+	const int32_t depth = d->k_h * k_row, blocks = (d->out_c + 3) / 4;
+	int16_t patch[TINYAOT_CONV_FAST_S16_PATCH_MAX];
+
+	for (int32_t i = 0; i < pixels; i++) {
+		/* Per kernel row one run of n inputs: the window clipped to the input, or the
+		 * whole window in the patch as one run.
+		 */
+		struct tinyaot_conv_window w = {0, 0, 0, 0, 1, 0};
+		const int16_t *in = patch;
+		int32_t n = depth;
+
+		if (p->patch) {
+			w.pix = tinyaot_s16_patch(d, input, i, pixels, patch);
+		} else {
+			w = tinyaot_conv_clip(d, i, pixels);
+			in = input + w.first * d->in_c;
+			n = w.cols * d->in_c;
+		}
+		int16_t *out = output + w.pix * d->out_c;
+
+		for (int32_t j = 0; j < blocks; j++) {
+			const int32_t b = d->reverse ? blocks - 1 - j : j;
+			const int8_t *wb =
+				p->weights + 4 * (b * depth + w.ky * k_row + w.kx * d->in_c);
+			const int32_t *bias = p->bias + 4 * b;
+			struct tinyaot_s16_sums s = {bias[0], bias[1], bias[2], bias[3]};
+			int16_t *o = out + 4 * b;
+
+			for (int32_t r = 0; r < w.rows; r++) {
+				s = p->pairs ? tinyaot_s16_run_pairs(s, wb + 4 * r * k_row,
+								     in + r * row, n)
+					     : tinyaot_s16_run(s, wb + 4 * r * k_row, in + r * row,
+							       n);
+			}
+			if (d->out_c - 4 * b >= 4) {
+				o[0] = tinyaot_s16_out(p, s.a0, 4 * b);
+				o[1] = tinyaot_s16_out(p, s.a1, 4 * b + 1);
+				o[2] = tinyaot_s16_out(p, s.a2, 4 * b + 2);
+				o[3] = tinyaot_s16_out(p, s.a3, 4 * b + 3);
+			} else {
+				const int32_t sums[3] = {s.a0, s.a1, s.a2};
+
+				for (int32_t g = 0; g < d->out_c - 4 * b; g++) {
+					o[g] = tinyaot_s16_out(p, sums[g], 4 * b + g);
+				}
+			}
+		}
+	}
+}
