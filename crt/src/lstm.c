@@ -12,15 +12,11 @@
  */
 #include <string.h>
 
-#include <tinyaot/dsp_simd.h>
+#include <tinyaot/dot_s8.h>
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/logistic.h>
 #include <tinyaot/lstm.h>
 #include <tinyaot/unary.h>
-
-#if TINYAOT_MVE_KERNELS
-#include <arm_mve.h>
-#endif
 
 #define TINYAOT_LSTM_FORGET 1
 #define TINYAOT_LSTM_INPUT  0
@@ -30,69 +26,6 @@
 static int16_t tinyaot_lstm_sat16(int32_t x)
 {
 	return (int16_t)tinyaot_clamp_i32(x, INT16_MIN, INT16_MAX);
-}
-
-/* Four units' sums (rows of n weights, one after the other) added to acc, the int8 activations
- * read once for the four. The compiler folded the activations' zero point into the biases, as
- * TFLite Micro's effective biases do, so the products are of the stored bytes.
- */
-static inline void tinyaot_lstm_dot4_s8(const int8_t *w, int32_t n, const int8_t *a, int32_t *acc)
-{
-	const int8_t *w1 = w + n, *w2 = w1 + n, *w3 = w2 + n;
-	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
-	int32_t d = 0;
-
-#if TINYAOT_MVE_KERNELS
-	/* Sixteen activations per vector, each unit's sixteen weights multiplied and summed into
-	 * its sum by one VMLADAVA.
-	 */
-	for (; d + 16 <= n; d += 16) {
-		const int8x16_t xv = vld1q_s8(a + d);
-
-		a0 = vmladavaq_s8(a0, vld1q_s8(w + d), xv);
-		a1 = vmladavaq_s8(a1, vld1q_s8(w1 + d), xv);
-		a2 = vmladavaq_s8(a2, vld1q_s8(w2 + d), xv);
-		a3 = vmladavaq_s8(a3, vld1q_s8(w3 + d), xv);
-	}
-#elif TINYAOT_ISA_DSP
-	/* Four activations and four weights of each unit per word: two SMLAD per unit. */
-	const int8_t *wd = w;
-	const int32_t n2 = 2 * n, n3 = 3 * n;
-
-	/* One pointer to the four rows, the others at offsets: four would not stay in registers. */
-	for (; d + 4 <= n; d += 4, wd += 4) {
-		const uint32_t xv = tinyaot_dsp_word(a + d);
-		const int32_t xe = __sxtb16((int32_t)xv);
-		const int32_t xo = tinyaot_dsp_odd(xv);
-
-		a0 = tinyaot_dsp_dot4(a0, xe, xo, tinyaot_dsp_word(wd));
-		a1 = tinyaot_dsp_dot4(a1, xe, xo, tinyaot_dsp_word(wd + n));
-		a2 = tinyaot_dsp_dot4(a2, xe, xo, tinyaot_dsp_word(wd + n2));
-		a3 = tinyaot_dsp_dot4(a3, xe, xo, tinyaot_dsp_word(wd + n3));
-	}
-#endif
-	for (; d < n; d++) {
-		const int32_t x = a[d];
-
-		a0 += w[d] * x;
-		a1 += w1[d] * x;
-		a2 += w2[d] * x;
-		a3 += w3[d] * x;
-	}
-	acc[0] = a0;
-	acc[1] = a1;
-	acc[2] = a2;
-	acc[3] = a3;
-}
-
-static inline int32_t tinyaot_lstm_dot_s8(const int8_t *w, int32_t n, const int8_t *a)
-{
-	int32_t acc = 0;
-
-	for (int32_t d = 0; d < n; d++) {
-		acc += w[d] * a[d];
-	}
-	return acc;
 }
 
 static int64_t tinyaot_lstm_dot_s16(const int8_t *w, const int16_t *a, int32_t n,
@@ -137,8 +70,8 @@ static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t
 			int32_t in[4] = {bi[u], bi[u + 1], bi[u + 2], bi[u + 3]};
 			int32_t rec[4] = {br[u], br[u + 1], br[u + 2], br[u + 3]};
 
-			tinyaot_lstm_dot4_s8(wi + u * n, n, xr, in);
-			tinyaot_lstm_dot4_s8(wr + u * units, units, hr, rec);
+			tinyaot_dot4_s8(wi + u * n, n, xr, in);
+			tinyaot_dot4_s8(wr + u * units, units, hr, rec);
 			for (int32_t j = 0; j < 4; j++) {
 				out[r * units + u + j] =
 					tinyaot_lstm_activate(g, tinyaot_mbqm(in[j], mi, si),
@@ -146,8 +79,8 @@ static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t
 			}
 		}
 		for (; u < units; u++) {
-			const int32_t in = bi[u] + tinyaot_lstm_dot_s8(wi + u * n, n, xr);
-			const int32_t rec = br[u] + tinyaot_lstm_dot_s8(wr + u * units, units, hr);
+			const int32_t in = bi[u] + tinyaot_dot_s8(wi + u * n, n, xr);
+			const int32_t rec = br[u] + tinyaot_dot_s8(wr + u * units, units, hr);
 
 			out[r * units + u] = tinyaot_lstm_activate(g, tinyaot_mbqm(in, mi, si),
 								   tinyaot_mbqm(rec, mr, sr));

@@ -14,7 +14,8 @@ struct tinyaot_svdf_s8_params {
 	int32_t filters;
 	int32_t rank;
 	int32_t memory;
-	int32_t input_zero_point;
+	/* Per filter: minus the input zero point times the sum of its feature weights. */
+	const int32_t *feature_bias;
 	int32_t output_zero_point;
 	/* input * feature weights -> state, state * time weights -> output */
 	int32_t mult1;

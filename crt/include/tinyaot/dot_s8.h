@@ -1,0 +1,82 @@
+/*
+ * Sums of int8 weight rows times an int8 vector, for the ops whose products are a matrix times a
+ * vector of the stored bytes (the input zero point folded into their biases by the compiler):
+ * the LSTM's gates, SVDF's feature products. Four rows at a time share each input: VMLADAVA on
+ * sixteen with Helium, SMLAD on four with the DSP extension, MLA elsewhere.
+ */
+#ifndef TINYAOT_DOT_S8_H_
+#define TINYAOT_DOT_S8_H_
+
+#include <stdint.h>
+
+#include <tinyaot/dsp_simd.h>
+#include <tinyaot/isa.h>
+
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+#endif
+
+/* Four rows' sums (rows of n weights, one after the other) added to acc, the int8 inputs read
+ * once for the four.
+ */
+static inline void tinyaot_dot4_s8(const int8_t *w, int32_t n, const int8_t *a, int32_t *acc)
+{
+	const int8_t *w1 = w + n, *w2 = w1 + n, *w3 = w2 + n;
+	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
+	int32_t d = 0;
+
+#if TINYAOT_MVE_KERNELS
+	/* Sixteen activations per vector, each unit's sixteen weights multiplied and summed into
+	 * its sum by one VMLADAVA.
+	 */
+	for (; d + 16 <= n; d += 16) {
+		const int8x16_t xv = vld1q_s8(a + d);
+
+		a0 = vmladavaq_s8(a0, vld1q_s8(w + d), xv);
+		a1 = vmladavaq_s8(a1, vld1q_s8(w1 + d), xv);
+		a2 = vmladavaq_s8(a2, vld1q_s8(w2 + d), xv);
+		a3 = vmladavaq_s8(a3, vld1q_s8(w3 + d), xv);
+	}
+#elif TINYAOT_ISA_DSP
+	/* Four activations and four weights of each unit per word: two SMLAD per unit. */
+	const int8_t *wd = w;
+	const int32_t n2 = 2 * n, n3 = 3 * n;
+
+	/* One pointer to the four rows, the others at offsets: four would not stay in registers. */
+	for (; d + 4 <= n; d += 4, wd += 4) {
+		const uint32_t xv = tinyaot_dsp_word(a + d);
+		const int32_t xe = __sxtb16((int32_t)xv);
+		const int32_t xo = tinyaot_dsp_odd(xv);
+
+		a0 = tinyaot_dsp_dot4(a0, xe, xo, tinyaot_dsp_word(wd));
+		a1 = tinyaot_dsp_dot4(a1, xe, xo, tinyaot_dsp_word(wd + n));
+		a2 = tinyaot_dsp_dot4(a2, xe, xo, tinyaot_dsp_word(wd + n2));
+		a3 = tinyaot_dsp_dot4(a3, xe, xo, tinyaot_dsp_word(wd + n3));
+	}
+#endif
+	for (; d < n; d++) {
+		const int32_t x = a[d];
+
+		a0 += w[d] * x;
+		a1 += w1[d] * x;
+		a2 += w2[d] * x;
+		a3 += w3[d] * x;
+	}
+	acc[0] = a0;
+	acc[1] = a1;
+	acc[2] = a2;
+	acc[3] = a3;
+}
+
+/* One row's sum. */
+static inline int32_t tinyaot_dot_s8(const int8_t *w, int32_t n, const int8_t *a)
+{
+	int32_t acc = 0;
+
+	for (int32_t d = 0; d < n; d++) {
+		acc += w[d] * a[d];
+	}
+	return acc;
+}
+
+#endif /* TINYAOT_DOT_S8_H_ */
