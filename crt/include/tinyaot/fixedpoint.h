@@ -23,19 +23,17 @@ static inline int32_t tinyaot_clamp_i32(int32_t x, int32_t lo, int32_t hi)
 	return x < lo ? lo : (x > hi ? hi : x);
 }
 
-/* gemmlowp SaturatingRoundingDoublingHighMul. gemmlowp divides by 2^31 rounding
- * toward zero; shifting the magnitude gives the same result without pulling in a
- * 64-bit division routine on cores that have none.
+/* gemmlowp SaturatingRoundingDoublingHighMul: (ab + nudge) / 2^31 rounded toward zero, the
+ * nudge 2^30 for ab >= 0 and 1 - 2^30 below. For ab < 0 that quotient is the floor of
+ * (ab + 1 - 2^30 + 2^31 - 1) / 2^31, so in both cases it is (ab + 2^30) >> 31 (arithmetic): one
+ * SMLAL and the shift, with no branch on the sign and no 64-bit division routine.
  */
 static inline int32_t tinyaot_srdhm(int32_t a, int32_t b)
 {
 	if (a == INT32_MIN && b == INT32_MIN) {
 		return INT32_MAX;
 	}
-	const int64_t ab = (int64_t)a * (int64_t)b;
-	const int64_t v = ab + (ab >= 0 ? (1 << 30) : (1 - (1 << 30)));
-
-	return (int32_t)(v >= 0 ? (v >> 31) : -((-v) >> 31));
+	return (int32_t)(((int64_t)a * b + (1 << 30)) >> 31);
 }
 
 /* gemmlowp RoundingDivideByPOT: round half away from zero. */
