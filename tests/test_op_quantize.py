@@ -11,6 +11,7 @@ from opcheck import check_inputs, every_int8, load, write_model
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+from tinyaot.lowering import ByFpu, ConstArray
 from tinyaot.ops.quantize import key_floats, quantize_keys
 
 SHAPE = (1, 16, 16)
@@ -37,6 +38,18 @@ def _float_in(tmp_path, low=-1.0, high=1.0, name="model", shape=SHAPE):
     return path, graph
 
 
+def _has_keys(graph) -> bool:
+    """The float32 -> int8 QUANTIZE takes keys on cores without an FPU and divides on the
+    others (no keys in their flash either)."""
+    call = lower_op(graph, graph.ops[0])
+    assert call.function == "tinyaot_quantize_f32"
+    keys = call.params["keys"]
+    if keys is None:
+        return False
+    assert isinstance(keys, ByFpu) and keys.fpu is None
+    return isinstance(keys.soft, ConstArray) and keys.soft.values.size == 256
+
+
 def _quantize_io(graph):
     op = graph.ops[0]
     return graph.tensors[op.inputs[0]], graph.tensors[op.outputs[0]]
@@ -57,16 +70,13 @@ def test_quantize_float_saturates(tmp_path):
 
 
 @pytest.mark.parametrize("low,high", [(-1.0, 1.0), (-0.3, 2.0)], ids=["symmetric", "asymmetric"])
-@pytest.mark.parametrize(
-    "shape,function",
-    [(SHAPE, "tinyaot_quantize_f32_keys"), (SMALL, "tinyaot_quantize_f32")],
-    ids=["keys", "division"],
-)
-def test_quantize_float_halfway_values(tmp_path, low, high, shape, function):
+@pytest.mark.parametrize("shape,keys", [(SHAPE, True), (SMALL, False)], ids=["keys", "division"])
+def test_quantize_float_halfway_values(tmp_path, low, high, shape, keys):
     """Values exactly halfway between two steps round away from zero, as TfLiteRound does,
-    by the keys and by the division (every step, a slice of the steps per input set)."""
+    by the keys and by the division (every step, a slice of the steps per input set). The host
+    has no Arm FPU: it takes the keys where the compiler gives them."""
     path, graph = _float_in(tmp_path, low=low, high=high, shape=shape)
-    assert lower_op(graph, graph.ops[0]).function == function
+    assert _has_keys(graph) == keys
     scale = np.float32(_quantize_io(graph)[1].scale)
     k = np.arange(-128, 128, dtype=np.float32)
     halves = ((k + np.float32(0.5)) * scale).astype(np.float32)
@@ -89,11 +99,11 @@ def test_quantize_float_halfway_values(tmp_path, low, high, shape, function):
     "low,high", [(-1.0, 1.0), (-0.3, 2.0), (-0.25, 0.5)], ids=["symmetric", "asymmetric", "narrow"]
 )
 def test_quantize_float_keys_at_every_step(tmp_path, low, high):
-    """From 256 elements on, float32 -> int8 is tinyaot_quantize_f32_keys: every key's float
-    and the float just below it give TFLite Micro's outputs, so each of the 255 steps is
-    where the interpreter's is."""
+    """From KEYS_MIN_ELEMENTS on, float32 -> int8 takes the keys where there is no FPU: every
+    key's float and the float just below it give TFLite Micro's outputs, so each of the 255
+    steps is where the interpreter's is."""
     path, graph = _float_in(tmp_path, low=low, high=high)
-    assert lower_op(graph, graph.ops[0]).function == "tinyaot_quantize_f32_keys"
+    assert _has_keys(graph)
     out = _quantize_io(graph)[1]
     keys = quantize_keys(out.scale, out.zero_point)[1:].astype(np.int64)
     keys = keys[keys != np.iinfo(np.int32).max]

@@ -38,42 +38,44 @@ static int32_t tinyaot_quantize_round(float x, float scale, float bound)
 	return round_half_away(q);
 }
 
+/* The output of one input by the keys (tinyaot/quantize.h). */
+static int8_t tinyaot_quantize_by_keys(const int32_t *keys, float x)
+{
+	uint32_t bits;
+
+	memcpy(&bits, &x, sizeof(bits));
+	int32_t key = (int32_t)(bits ^ ((uint32_t)((int32_t)bits >> 31) >> 1));
+	int32_t k;
+
+	/* A positive NaN lies above +infinity in this order. */
+	if (key > 0x7f800000) {
+		key = INT32_MIN;
+	}
+	/* Unrolled: as a loop, its counter and step cost as much as the comparisons. */
+	k = key >= keys[128] ? 128 : 0;
+	k += key >= keys[k + 64] ? 64 : 0;
+	k += key >= keys[k + 32] ? 32 : 0;
+	k += key >= keys[k + 16] ? 16 : 0;
+	k += key >= keys[k + 8] ? 8 : 0;
+	k += key >= keys[k + 4] ? 4 : 0;
+	k += key >= keys[k + 2] ? 2 : 0;
+	k += key >= keys[k + 1] ? 1 : 0;
+	return (int8_t)(k - 128);
+}
+
 void tinyaot_quantize_f32(const struct tinyaot_quantize_f32_params *p, const float *input,
 			  int8_t *output)
 {
+	if (p->keys != NULL) {
+		for (int32_t i = 0; i < p->size; i++) {
+			output[i] = tinyaot_quantize_by_keys(p->keys, input[i]);
+		}
+		return;
+	}
 	for (int32_t i = 0; i < p->size; i++) {
 		const int32_t q = tinyaot_quantize_round(input[i], p->scale, 256.0f);
 
 		output[i] = (int8_t)tinyaot_clamp_i32(q + p->zero_point, INT8_MIN, INT8_MAX);
-	}
-}
-
-void tinyaot_quantize_f32_keys(const struct tinyaot_quantize_keys_params *p, const float *input,
-			       int8_t *output)
-{
-	const int32_t *const keys = p->keys;
-
-	for (int32_t i = 0; i < p->size; i++) {
-		uint32_t bits;
-
-		memcpy(&bits, &input[i], sizeof(bits));
-		int32_t key = (int32_t)(bits ^ ((uint32_t)((int32_t)bits >> 31) >> 1));
-		int32_t k;
-
-		/* A positive NaN lies above +infinity in this order. */
-		if (key > 0x7f800000) {
-			key = INT32_MIN;
-		}
-		/* Unrolled: as a loop, its counter and step cost as much as the comparisons. */
-		k = key >= keys[128] ? 128 : 0;
-		k += key >= keys[k + 64] ? 64 : 0;
-		k += key >= keys[k + 32] ? 32 : 0;
-		k += key >= keys[k + 16] ? 16 : 0;
-		k += key >= keys[k + 8] ? 8 : 0;
-		k += key >= keys[k + 4] ? 4 : 0;
-		k += key >= keys[k + 2] ? 2 : 0;
-		k += key >= keys[k + 1] ? 1 : 0;
-		output[i] = (int8_t)(k - 128);
 	}
 }
 

@@ -15,7 +15,7 @@ import numpy as np
 from . import cnames
 from .compiler import Compiled
 from .ir import Graph, Tensor
-from .lowering import ByTarget, ConstArray, KernelCall, Routine, TensorArg, TensorList
+from .lowering import ByFpu, ByTarget, ConstArray, KernelCall, Routine, TensorArg, TensorList
 
 _ENV = jinja2.Environment(
     loader=jinja2.PackageLoader("tinyaot", "templates"),
@@ -203,7 +203,7 @@ def generate(c: Compiled) -> dict[str, str]:
                     (
                         k,
                         [(cond, value(x)) for cond, x in v.guarded()]
-                        if isinstance(v, ByTarget)
+                        if isinstance(v, ByTarget | ByFpu)
                         else value(v),
                     )
                     for k, v in _flatten(call.params)

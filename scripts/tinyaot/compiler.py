@@ -18,6 +18,7 @@ from .ir import Graph, Op, Tensor
 from .lowering import (
     STATE_OPTION,
     Alias,
+    ByFpu,
     ByTarget,
     ConstArray,
     Fold,
@@ -117,7 +118,7 @@ class Compiled:
             if isinstance(value, ConstArray):
                 seen.setdefault(value.key(), value)
                 targets.setdefault(value.key(), set()).add(target)
-            elif isinstance(value, ByTarget):
+            elif isinstance(value, ByTarget | ByFpu):
                 for guard, v in value.guards():
                     visit(v, guard)
             elif isinstance(value, dict):

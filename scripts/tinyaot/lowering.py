@@ -74,6 +74,28 @@ class ByTarget:
         return out[::-1]
 
 
+# ... and a ByFpu's fpu value (tinyaot/isa.h: a single-precision FPU, under any float ABI).
+FPU_GUARD = "TINYAOT_ISA_FPU_SP"
+
+
+@dataclass(frozen=True)
+class ByFpu:
+    """A params field whose value depends on whether the core has a single-precision FPU: fpu
+    there (Cortex-M4F, M7, M33, M55 with one), soft elsewhere; an array only one of them names
+    is compiled only where it is taken."""
+
+    soft: object
+    fpu: object
+
+    def guarded(self) -> list[tuple[str | None, object]]:
+        """As ByTarget.guarded."""
+        return [(FPU_GUARD, self.fpu), (None, self.soft)]
+
+    def guards(self) -> list[tuple[str, object]]:
+        """As ByTarget.guards."""
+        return [(f"!{FPU_GUARD}", self.soft), (FPU_GUARD, self.fpu)]
+
+
 @dataclass(frozen=True)
 class TensorArg:
     """A kernel argument that is a model tensor: in the arena, or constant in flash."""

@@ -6,34 +6,27 @@
 
 #include <stdint.h>
 
+/*
+ * float32 to int8 or int16: round(input / scale) + zero point, saturated. The kernel divides by
+ * the scale, as TFLite does: multiplying by its reciprocal would round differently.
+ *
+ * For int8, where the compiler gives keys (on cores without an FPU, where a division in
+ * software costs some 300 instructions), by comparisons alone instead. The int8 result is a
+ * non-decreasing function of the input: the compiler finds, for each output value -128 + k
+ * (k = 1 to 255), the least input that gives it or more, and stores it as a key, an int32 in the
+ * order of the floats (their bits, the lower 31 flipped when negative); keys[0] is INT32_MIN,
+ * and a value no input reaches INT32_MAX. The output is then -128 + the number of keys[1..255]
+ * at or below the input's key, found by bisection; NaN gives -128 as the division does.
+ */
 struct tinyaot_quantize_f32_params {
 	int32_t size;
-	/* The kernel divides by the scale, as TFLite does: multiplying by its
-	 * reciprocal would round differently.
-	 */
 	float scale;
 	int32_t zero_point;
+	const int32_t *keys; /* 256, or NULL: the division */
 };
 
 void tinyaot_quantize_f32(const struct tinyaot_quantize_f32_params *p, const float *input,
 			  int8_t *output);
-
-/*
- * float32 to int8 by comparisons alone, where a division in software costs some 300
- * instructions an element. The int8 result is a non-decreasing function of the input: the
- * compiler finds, for each output value -128 + k (k = 1 to 255), the least input that gives it
- * or more, and stores it as a key, an int32 in the order of the floats (their bits, the lower
- * 31 flipped when negative); keys[0] is INT32_MIN, and a value no input reaches INT32_MAX. The
- * output is then -128 + the number of keys[1..255] at or below the input's key, found by
- * bisection; NaN gives -128 as in tinyaot_quantize_f32.
- */
-struct tinyaot_quantize_keys_params {
-	int32_t size;
-	const int32_t *keys; /* 256 */
-};
-
-void tinyaot_quantize_f32_keys(const struct tinyaot_quantize_keys_params *p, const float *input,
-			       int8_t *output);
 void tinyaot_quantize_f32_s16(const struct tinyaot_quantize_f32_params *p, const float *input,
 			      int16_t *output);
 

@@ -10,18 +10,18 @@ import numpy as np
 from .. import inplace, quant
 from ..fixedpoint import mbqm
 from ..ir import DType, Graph, Op
-from ..lowering import ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
+from ..lowering import ByFpu, ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
 from .lut_common import lut8
 
 SUFFIX = {DType.INT8: "s8", DType.INT16: "s16", DType.INT32: "i32"}
 
 
 # Under this many elements the division costs less than the 1 KB of keys is worth: about
-# 360 instructions an element on the Cortex-M3 (soft-float), against 70 by the keys; the
+# 360 instructions an element on the Cortex-M3 (soft float), against 70 by the keys; the
 # 250-element input of arm_kws_dnn_s took 90k of its 289k instructions by the division.
 KEYS_MIN_ELEMENTS = 32
-# The float keys of tinyaot_quantize_f32_keys span: from the lowest (a negative NaN, which
-# gives -128) to +infinity's.
+# The float keys of tinyaot_quantize_f32 (tinyaot/quantize.h) span: from the lowest (a negative
+# NaN, which gives -128) to +infinity's.
 KEY_LOW, KEY_INF = -(1 << 31), 0x7F800000
 
 
@@ -44,7 +44,7 @@ def quantize_f32(x: np.ndarray, scale: float, zero_point: int) -> np.ndarray:
 
 
 def quantize_keys(scale: float, zero_point: int) -> np.ndarray:
-    """keys of tinyaot_quantize_f32_keys: INT32_MIN, then for each output -127 to 127 the
+    """The keys of tinyaot_quantize_f32: INT32_MIN, then for each output -127 to 127 the
     least key whose float gives it or more (bisection, all 255 at once), INT32_MAX where none
     does."""
     levels = np.arange(-127, 128, dtype=np.int64)
@@ -67,24 +67,18 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     require_quant(graph, op, [out.index])
     args = [TensorArg(inp.index), TensorArg(out.index, writable=True)]
     if inp.dtype == DType.FLOAT32:
-        if out.dtype == DType.INT8 and inp.num_elements >= KEYS_MIN_ELEMENTS:
-            return KernelCall(
-                "tinyaot_quantize_f32_keys",
-                "tinyaot/quantize.h",
-                "struct tinyaot_quantize_keys_params",
-                {
-                    "size": inp.num_elements,
-                    "keys": ConstArray("int32_t", quantize_keys(out.scale, out.zero_point)),
-                },
-                args,
-                inplace=inplace.unary(inp, out),
-            )
         # AffineQuantize divides by the scale as a float; emitted as that float.
         params = {
             "size": inp.num_elements,
             "scale": quant.f32(out.scale),
             "zero_point": out.zero_point,
+            "keys": None,
         }
+        if out.dtype == DType.INT8 and inp.num_elements >= KEYS_MIN_ELEMENTS:
+            # An FPU's VDIV beats the keys' bisection (arm_kws_dnn_s's 250 elements on the
+            # Cortex-M4F: 7,624 instructions more by the keys): there, no keys and no flash.
+            keys = ConstArray("int32_t", quantize_keys(out.scale, out.zero_point))
+            params["keys"] = ByFpu(keys, None)
         return KernelCall(
             "tinyaot_quantize_f32" + ("_s16" if out.dtype == DType.INT16 else ""),
             "tinyaot/quantize.h",
