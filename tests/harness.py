@@ -35,14 +35,17 @@ def tinyaot(*args: str, cwd: Path | None = None, env: dict[str, str] | None = No
 
 
 def symbol_sizes(binary: Path) -> dict[str, tuple[str, int]]:
-    """name -> (section, size) of every symbol of an object or program, from objdump."""
+    """name -> (section, size) of every symbol of an object or program, from objdump. A local
+    name defined in several objects (a static inline function the compiler kept out of line in
+    each) gives the sum of their sizes."""
     done = subprocess.run(["objdump", "-t", str(binary)], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    out = {}
+    out: dict[str, tuple[str, int]] = {}
     for line in done.stdout.splitlines():
         m = re.match(r"^[0-9a-f]+ .{7} (\S+)\s+([0-9a-f]+)\s+(\S+)$", line)
         if m:
-            out[m[3]] = (m[1], int(m[2], 16))
+            before = out.get(m[3], (m[1], 0))[1]
+            out[m[3]] = (m[1], before + int(m[2], 16))
     return out
 
 

@@ -85,7 +85,7 @@ def hello_build(tmp_path_factory) -> tuple[Build, str]:
 def test_build_shows_summary_and_sizes(hello_build):
     _, log = hello_build
     assert re.search(r"tinyaot: compiling .*tflm_hello_world_int8\.tflite into sine\.c", log)
-    assert re.search(r"^tinyaot: sine: arena \d+ B, weights 684 B, 3 ops, 288 MACs$", log, re.M)
+    assert re.search(r"^tinyaot: sine: arena \d+ B, weights 912 B, 3 ops, 288 MACs$", log, re.M)
     assert re.search(r"^tinyaot: sine: code \d+ B, constants \d+ B, RAM \d+ B in hello$", log, re.M)
 
 
