@@ -113,8 +113,13 @@ def test_fast_s16_can_be_turned_off(models, monkeypatch):
         assert not any("fast" in step.call.function for step in c.steps), name
 
 
-# TFLite Micro's int64 kernels, which layers too wide for int32 sums keep.
-REFERENCE = {"conv_3x3_c3": "tinyaot_conv_s16", "dw_3x3_s2_c6": "tinyaot_dwconv_s16"}
+# TFLite Micro's int64 kernels, which layers too wide for int32 sums keep: output channels in
+# blocks of four and one by one.
+REFERENCE = {
+    "conv_3x3_c3": "tinyaot_conv_s16",
+    "conv_1x1_oc5": "tinyaot_conv_s16",
+    "dw_3x3_s2_c6": "tinyaot_dwconv_s16",
+}
 
 
 @pytest.mark.parametrize("name", REFERENCE)
