@@ -29,18 +29,20 @@ OP = "UNIDIRECTIONAL_SEQUENCE_LSTM"
 
 @functools.cache
 def converted(dtype: str) -> bytes:
-    """Two inputs, one build: [2, 5, 4] batch major -> LSTM 6 -> LSTM 3, and [5, 2, 4] time
-    major -> LSTM 6, every step returned. Keras 2 (tf_keras): only its LSTM converts to the
-    fused op. int16: int16x8 with int32 biases, as the converter writes them."""
+    """Two inputs, one build: [2, 5, 37] batch major -> LSTM 22 -> LSTM 3, and [5, 2, 4] time
+    major -> LSTM 6, every step returned. The first LSTM's int8 products take the blocks of
+    tinyaot_dot4_blocked_s8 and the inputs and units left after them (37 inputs, 22 units).
+    Keras 2 (tf_keras): only its LSTM converts to the fused op. int16: int16x8 with int32
+    biases, as the converter writes them."""
     import tensorflow as tf
     import tf_keras
 
     tf_keras.utils.set_random_seed(3)
     # Calibration samples go by input name: as a list, the calibrator's order of the inputs
     # changed once another test had converted a model in the same process.
-    named = [("a", [2, 5, 4]), ("b", [5, 2, 4])]
+    named = [("a", [2, 5, 37]), ("b", [5, 2, 4])]
     xs = [tf_keras.Input(batch_shape=s, name=n) for n, s in named]
-    y = tf_keras.layers.LSTM(6, return_sequences=True)(xs[0])
+    y = tf_keras.layers.LSTM(22, return_sequences=True)(xs[0])
     y = tf_keras.layers.LSTM(3, return_sequences=True)(y)
     z = tf_keras.layers.LSTM(6, return_sequences=True, time_major=True)(xs[1])
     model = tf_keras.Model(xs, [y, z])
@@ -151,7 +153,7 @@ def test_lstm_sequence_matches_tflm(dtype, tmp_path, runtime):
     # Every layer's hidden and cell states are in the state buffer, not the arena.
     header = (tmp_path / "m" / "m.h").read_text()
     hidden, cell = {"int8": (1, 2), "int16": (2, 2), "float32": (4, 4)}[dtype]
-    state = sum(-(-2 * u * (hidden + cell) // 4) * 4 for u in (6, 3, 6))
+    state = sum(-(-2 * u * (hidden + cell) // 4) * 4 for u in (22, 3, 6))
     assert int(header.split("M_STATE_SIZE")[1].split()[0]) >= state
 
 

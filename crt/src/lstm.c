@@ -14,18 +14,28 @@
 
 #include <tinyaot/dot_s8.h>
 #include <tinyaot/fixedpoint.h>
+#include <tinyaot/isa.h>
 #include <tinyaot/logistic.h>
 #include <tinyaot/lstm.h>
 #include <tinyaot/unary.h>
+
+#if TINYAOT_ISA_SAT
+#include <arm_acle.h>
+#endif
 
 #define TINYAOT_LSTM_FORGET 1
 #define TINYAOT_LSTM_INPUT  0
 #define TINYAOT_LSTM_CELL   2
 #define TINYAOT_LSTM_OUTPUT 3
 
-static int16_t tinyaot_lstm_sat16(int32_t x)
+/* One SSAT where the core has it: GCC compares and moves twice for the clamp. */
+static inline int16_t tinyaot_lstm_sat16(int32_t x)
 {
+#if TINYAOT_ISA_SAT
+	return (int16_t)__ssat(x, 16);
+#else
 	return (int16_t)tinyaot_clamp_i32(x, INT16_MIN, INT16_MAX);
+#endif
 }
 
 static int64_t tinyaot_lstm_dot_s16(const int8_t *w, const int16_t *a, int32_t n,
@@ -70,8 +80,8 @@ static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t
 			int32_t in[4] = {bi[u], bi[u + 1], bi[u + 2], bi[u + 3]};
 			int32_t rec[4] = {br[u], br[u + 1], br[u + 2], br[u + 3]};
 
-			tinyaot_dot4_s8(wi + u * n, n, xr, in);
-			tinyaot_dot4_s8(wr + u * units, units, hr, rec);
+			tinyaot_dot4_blocked_s8(wi + u * n, n, xr, in);
+			tinyaot_dot4_blocked_s8(wr + u * units, units, hr, rec);
 			for (int32_t j = 0; j < 4; j++) {
 				out[r * units + u + j] =
 					tinyaot_lstm_activate(g, tinyaot_mbqm(in[j], mi, si),

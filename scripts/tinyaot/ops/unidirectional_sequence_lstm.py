@@ -14,6 +14,7 @@ import numpy as np
 from .. import quant
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
+from .dot_common import dot4_blocks
 
 # Input indices (TFLite's lstm_shared.h): the input, the input and recurrent weights of the
 # input, forget, cell and output gates, their biases, the hidden and cell states.
@@ -173,7 +174,11 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     cell_clip = int(min(max(clip / cell.scale, -32768.0), 32767.0)) if clip > 0 else -1
     scratch = _scratch(graph, op, DType.INT16, 3 * rows * units)
     if dtype == DType.INT8:
-        weights[2] = ConstArray("int32_t", _effective_biases(inp, hidden, wi, wr, bias))
+        weights = [
+            ConstArray(ctype, np.concatenate([dot4_blocks(w.data) for w in wi])),  # type: ignore[arg-type]
+            ConstArray(ctype, np.concatenate([dot4_blocks(w.data) for w in wr])),  # type: ignore[arg-type]
+            ConstArray("int32_t", _effective_biases(inp, hidden, wi, wr, bias)),
+        ]
     return KernelCall(
         "tinyaot_lstm_s16" if dtype == DType.INT16 else "tinyaot_lstm_s8",
         "tinyaot/lstm.h",
