@@ -9,6 +9,7 @@ from __future__ import annotations
 import functools
 import os
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -18,9 +19,13 @@ import tflite
 import tflite_builder as tb
 import tfmodels
 from closeness import FLOAT_RTOL, float_error
-from harness import REPO, split_outputs, tinyaot
+from harness import REPO, compile_model, split_outputs, tinyaot
+from reference import Reference
 from test_state import STEPS, build, run, runtime, sequence, tflm_sequence
 from tflite_micro.python.tflite_micro import runtime as tflm
+
+sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
+import runner as m3  # noqa: E402
 
 __all__ = ["runtime"]  # the fixture the tests take
 os.environ.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
@@ -28,7 +33,7 @@ OP = "UNIDIRECTIONAL_SEQUENCE_LSTM"
 
 
 @functools.cache
-def converted(dtype: str) -> bytes:
+def converted(dtype: str, gain: float = 1.0) -> bytes:
     """Two inputs, one build: [2, 5, 37] batch major -> LSTM 22 -> LSTM 3, and [5, 2, 4] time
     major -> LSTM 6, every step returned. The first LSTM's int8 products take the blocks of
     tinyaot_dot4_blocked_s8 and the inputs and units left after them (37 inputs, 22 units).
@@ -46,13 +51,13 @@ def converted(dtype: str) -> bytes:
     y = tf_keras.layers.LSTM(3, return_sequences=True)(y)
     z = tf_keras.layers.LSTM(6, return_sequences=True, time_major=True)(xs[1])
     model = tf_keras.Model(xs, [y, z])
-    if dtype == "int16":
-        # Biases of many values, not Keras's zeros and ones, for the int64 sums to carry.
-        rng = np.random.default_rng(1)
-        for layer in [k for k in model.layers if isinstance(k, tf_keras.layers.LSTM)]:
-            weights = layer.get_weights()
+    rng = np.random.default_rng(1)
+    for layer in [k for k in model.layers if isinstance(k, tf_keras.layers.LSTM)]:
+        weights = layer.get_weights()
+        if dtype == "int16":
+            # Biases of many values, not Keras's zeros and ones, for the int64 sums to carry.
             weights[2] = rng.uniform(-0.5, 0.5, weights[2].shape).astype(np.float32)
-            layer.set_weights(weights)
+        layer.set_weights([w * np.float32(gain) for w in weights])
     converter = tf.lite.TFLiteConverter.from_keras_model(model)
     if dtype == "float32":
         return converter.convert()
@@ -106,8 +111,9 @@ def widen_biases(model: bytes) -> bytes:
     return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
 
 
-def lstm_model(dtype: str) -> bytes:
-    model = converted(dtype)
+def lstm_model(dtype: str, gain: float = 1.0) -> bytes:
+    """converted(dtype, gain), its int16x8 biases widened."""
+    model = converted(dtype, gain)
     return widen_biases(model) if dtype == "int16" else model
 
 
@@ -206,3 +212,40 @@ def test_sigmoid_table_is_tflites():
     want = list(tflm_tanh16(np.arange(255), 1 / 48) + 32768)
     want += list(tflm_tanh16(np.array([32639]), 1 / (48 * 128)) + 32768)
     assert table == want
+
+
+# (dtype, board, gain): every core's dot products; on the Cortex-M55 also weights eight times
+# Keras's, whose pre-activations reach the activations' saturated ends, where the Helium lanes
+# leave the table for its constant.
+CORTEX_M = [(d, b, 1.0) for d in ("int8", "int16") for b in ("mps2-an385", "mps2-an386")]
+CORTEX_M += [(d, "mps3-an547", g) for d in ("int8", "int16") for g in (1.0, 8.0)]
+
+
+@pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
+@pytest.mark.parametrize(("dtype", "board", "gain"), CORTEX_M)
+def test_lstm_cortex_m_matches_tflm(dtype, board, gain, tmp_path):
+    """The gates' blocked dot products (Thumb-2, SMLAD, VMLADAVA), and on the Cortex-M55 the
+    Helium requantisations, activations and cell and hidden updates (four units a vector, the
+    last vector predicated): six invocations of one firmware, its states carried, the last
+    two at both ends of the input type, byte for byte with TFLite Micro's."""
+    path = tmp_path / "lstm.tflite"
+    path.write_bytes(lstm_model(dtype, gain))
+    ref = Reference(path)
+    rng = np.random.default_rng(11)
+    sets = [ref.random_inputs(rng) for _ in range(STEPS - 2)]
+    # Both ends of the input type, which drive the gates and the cell towards saturation.
+    sets += [[np.full(x.shape, np.iinfo(x.dtype).min, x.dtype) for x in sets[0]]]
+    sets += [[np.full(x.shape, np.iinfo(x.dtype).max, x.dtype) for x in sets[0]]]
+    want = ref.run_sequence(sets)
+    result = m3.build_and_run(
+        compile_model(path, tmp_path / "gen", "m", "--quiet"),
+        "m",
+        [[x.tobytes() for x in s] for s in sets],
+        board=board,
+        opt="-O2",
+        workdir=tmp_path / "build",
+        jobs=1,
+    )
+    assert len(np.unique(np.concatenate([w[0].ravel() for w in want]))) > 20
+    for k, (got, w) in enumerate(zip(result.outputs, want, strict=True)):
+        assert got == [x.tobytes() for x in w], f"invocation {k} on {board}"

@@ -9,7 +9,7 @@
  * bit-exactness takes them as they are. The tests compare int16 LOGISTIC and TANH with TFLite Micro
  * on every input value.
  */
-static const uint16_t tinyaot_sigmoid_table[256] = {
+const uint16_t tinyaot_sigmoid_table[256] = {
 	32768, 33451, 34133, 34813, 35493, 36169, 36843, 37513, 38180, 38841, 39498, 40149, 40794,
 	41432, 42064, 42688, 43304, 43912, 44511, 45102, 45683, 46255, 46817, 47369, 47911, 48443,
 	48964, 49475, 49975, 50464, 50942, 51409, 51865, 52311, 52745, 53169, 53581, 53983, 54374,

@@ -22,6 +22,9 @@
 #if TINYAOT_ISA_SAT
 #include <arm_acle.h>
 #endif
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+#endif
 
 #define TINYAOT_LSTM_FORGET 1
 #define TINYAOT_LSTM_INPUT  0
@@ -58,6 +61,106 @@ static inline int16_t tinyaot_lstm_activate(int32_t g, int32_t a, int32_t b)
 	return g == TINYAOT_LSTM_CELL ? tinyaot_tanh16(3 * sum) : tinyaot_sigmoid16(3 * sum);
 }
 
+#if TINYAOT_MVE_KERNELS
+static inline int32x4_t tinyaot_lstm_sat16x4(int32x4_t x)
+{
+	return vmaxq_s32(vminq_s32(x, vdupq_n_s32(INT16_MAX)), vdupq_n_s32(INT16_MIN));
+}
+
+/* tinyaot_mbqm of four lanes: VQRDMULH is gemmlowp's SaturatingRoundingDoublingHighMul, and
+ * VRSHL's round half up of x - 1 where x < 0 is RoundingDivideByPOT's half away from zero
+ * (CMSIS-NN's arm_divide_by_power_of_two_mve); VSHL wraps as the scalar left shift does.
+ */
+static inline int32x4_t tinyaot_lstm_mbqm4(int32x4_t x, int32_t multiplier, int32_t shift)
+{
+	const int32_t left = shift > 0 ? shift : 0;
+	const int32x4_t right = vdupq_n_s32(shift > 0 ? 0 : shift);
+
+	x = vqrdmulhq_n_s32(vshlq_r_s32(x, left), multiplier);
+	return vrshlq_s32(vqaddq_s32(x, vshrq_n_s32(vandq_s32(x, right), 31)), right);
+}
+
+/* tinyaot_sigmoid16 (cell == 0) or tinyaot_tanh16 of four lanes: the table gathered at the
+ * index clamped to 254, the lanes past it replaced by the scalar code's constant.
+ */
+static inline int32x4_t tinyaot_lstm_act4(int32x4_t x, int cell)
+{
+	const uint32x4_t a = vreinterpretq_u32_s32(vabsq_s32(x));
+	const int bits = cell ? 8 : 9;
+	const uint32x4_t hi = vshlq_r_u32(a, -bits);
+	const uint32x4_t at = vminq_u32(hi, vdupq_n_u32(254));
+	const uint32x4_t lo = vldrhq_gather_shifted_offset_u32(tinyaot_sigmoid_table, at);
+	const uint32x4_t up = vldrhq_gather_shifted_offset_u32(tinyaot_sigmoid_table + 1, at);
+	const uint32x4_t frac = vandq_u32(a, vdupq_n_u32((1u << bits) - 1u));
+	const mve_pred16_t positive = vcmpgeq_n_s32(x, 0);
+	int32x4_t r = vreinterpretq_s32_u32(
+		vpselq_u32(vdupq_n_u32(cell ? 0xFFFFu << 8 : 0x7FFFu << 10),
+			   vaddq_u32(vshlq_r_u32(lo, bits), vmulq_u32(frac, vsubq_u32(up, lo))),
+			   vcmpcsq_n_u32(hi, 255)));
+
+	if (cell) {
+		r = vpselq_s32(vaddq_n_s32(r, -(1 << 23) + (1 << 7)),
+			       vsubq_s32(vdupq_n_s32((1 << 23) + (1 << 7) - 1), r), positive);
+		return vshrq_n_s32(r, 8);
+	}
+	r = vpselq_s32(vaddq_n_s32(r, 1 << 9), vsubq_s32(vdupq_n_s32((1 << 25) + (1 << 9) - 1), r),
+		       positive);
+	return vreinterpretq_s32_u32(vshrq_n_u32(vreinterpretq_u32_s32(r), 10));
+}
+
+/* The cell state's update, four cells at a time (the last under a tail predicate). */
+static void tinyaot_lstm_cell4(const struct tinyaot_lstm_s8_params *p, const int16_t *forget,
+			       const int16_t *gate, const int16_t *cell_gate, int16_t *c,
+			       int32_t size)
+{
+	for (int32_t i = 0; i < size; i += 4) {
+		const mve_pred16_t tail = vctp32q((uint32_t)(size - i));
+		const int32x4_t kept = tinyaot_lstm_mbqm4(
+			vmulq_s32(vldrhq_z_s32(forget + i, tail), vldrhq_z_s32(c + i, tail)),
+			p->forget_mult, p->forget_shift);
+		const int32x4_t added = tinyaot_lstm_mbqm4(
+			vmulq_s32(vldrhq_z_s32(gate + i, tail), vldrhq_z_s32(cell_gate + i, tail)),
+			p->update_mult, p->update_shift);
+		int32x4_t v = tinyaot_lstm_sat16x4(
+			vaddq_s32(tinyaot_lstm_sat16x4(kept), tinyaot_lstm_sat16x4(added)));
+
+		if (p->cell_clip >= 0) {
+			v = vmaxq_s32(vminq_s32(v, vdupq_n_s32(p->cell_clip)),
+				      vdupq_n_s32(-p->cell_clip));
+		}
+		vstrhq_p_s32(c + i, v, tail);
+	}
+}
+
+/* The hidden state tanh(cell) x output gate, four at a time, clamped to [lo, hi]. */
+static void tinyaot_lstm_hidden4(const struct tinyaot_lstm_s8_params *p, const int16_t *c,
+				 const int16_t *gate, void *h, int wide, int32_t size, int32_t lo,
+				 int32_t hi)
+{
+	const int32_t shift = p->cell_tanh_shift;
+	const int32x4_t round = vdupq_n_s32(shift > 0 ? 1 << (shift - 1) : 0);
+
+	for (int32_t i = 0; i < size; i += 4) {
+		const mve_pred16_t tail = vctp32q((uint32_t)(size - i));
+		const int32x4_t x = vshlq_r_s32(
+			vaddq_s32(vmulq_n_s32(vldrhq_z_s32(c + i, tail), p->cell_tanh_mult), round),
+			-shift);
+		const int32x4_t th = tinyaot_lstm_act4(x, 1);
+		int32x4_t v =
+			vaddq_n_s32(tinyaot_lstm_mbqm4(vmulq_s32(th, vldrhq_z_s32(gate + i, tail)),
+						       p->hidden_mult, p->hidden_shift),
+				    p->hidden_zero_point);
+
+		v = vmaxq_s32(vminq_s32(v, vdupq_n_s32(hi)), vdupq_n_s32(lo));
+		if (wide) {
+			vstrhq_p_s32((int16_t *)h + i, v, tail);
+		} else {
+			vstrbq_p_s32((int8_t *)h + i, v, tail);
+		}
+	}
+}
+#endif
+
 /* One gate for every row, int8 activations: bias holds the input products' biases, then the
  * recurrent products' (4 x units each, zero points folded in).
  */
@@ -82,11 +185,21 @@ static void tinyaot_lstm_gate_s8(const struct tinyaot_lstm_s8_params *p, int32_t
 
 			tinyaot_dot4_blocked_s8(wi + u * n, n, xr, in);
 			tinyaot_dot4_blocked_s8(wr + u * units, units, hr, rec);
+#if TINYAOT_MVE_KERNELS
+			/* The four units' requantisations, sums and activations in the lanes. */
+			const int32x4_t sum = tinyaot_lstm_sat16x4(vaddq_s32(
+				tinyaot_lstm_sat16x4(tinyaot_lstm_mbqm4(vld1q_s32(in), mi, si)),
+				tinyaot_lstm_sat16x4(tinyaot_lstm_mbqm4(vld1q_s32(rec), mr, sr))));
+
+			vstrhq_s32(out + r * units + u,
+				   tinyaot_lstm_act4(vmulq_n_s32(sum, 3), g == TINYAOT_LSTM_CELL));
+#else
 			for (int32_t j = 0; j < 4; j++) {
 				out[r * units + u + j] =
 					tinyaot_lstm_activate(g, tinyaot_mbqm(in[j], mi, si),
 							      tinyaot_mbqm(rec[j], mr, sr));
 			}
+#endif
 		}
 		for (; u < units; u++) {
 			const int32_t in = bi[u] + tinyaot_dot_s8(wi + u * n, n, xr);
@@ -165,6 +278,9 @@ static inline void tinyaot_lstm_q(const struct tinyaot_lstm_s8_params *p, int wi
 					    recurrent_weights, bias, gate);
 			tinyaot_lstm_gate_q(p, wide, TINYAOT_LSTM_CELL, x, h, input_weights,
 					    recurrent_weights, bias, cell_gate);
+#if TINYAOT_MVE_KERNELS
+			tinyaot_lstm_cell4(p, forget, gate, cell_gate, c, size);
+#else
 			for (int32_t i = 0; i < size; i++) {
 				const int32_t kept = tinyaot_lstm_sat16(tinyaot_mbqm(
 					forget[i] * c[i], p->forget_mult, p->forget_shift));
@@ -177,9 +293,13 @@ static inline void tinyaot_lstm_q(const struct tinyaot_lstm_s8_params *p, int wi
 				}
 				c[i] = (int16_t)v;
 			}
+#endif
 			/* The output gate reads the hidden state before it changes. */
 			tinyaot_lstm_gate_q(p, wide, TINYAOT_LSTM_OUTPUT, x, h, input_weights,
 					    recurrent_weights, bias, gate);
+#if TINYAOT_MVE_KERNELS
+			tinyaot_lstm_hidden4(p, c, gate, h, wide, size, lo, hi);
+#else
 			for (int32_t i = 0; i < size; i++) {
 				const int32_t th = tinyaot_tanh16(tinyaot_act16_input(
 					c[i], p->cell_tanh_mult, p->cell_tanh_shift));
@@ -195,6 +315,7 @@ static inline void tinyaot_lstm_q(const struct tinyaot_lstm_s8_params *p, int wi
 					((int8_t *)h)[i] = (int8_t)v;
 				}
 			}
+#endif
 			memcpy((char *)output + (size_t)(step * size) * bytes, h,
 			       (size_t)size * bytes);
 		}

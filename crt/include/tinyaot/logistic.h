@@ -33,6 +33,11 @@ static inline int32_t tinyaot_act16_input(int32_t v, int32_t multiplier, int32_t
 	return (v * multiplier + round) >> shift;
 }
 
+/* TFLite's table of 2^16 sigmoid(i / 24), which both functions below interpolate (the LSTM's
+ * Helium gates read it four lanes at a time).
+ */
+extern const uint16_t tinyaot_sigmoid_table[256];
+
 /* TFLite's int16 sigmoid and tanh of an input already scaled (tinyaot_act16_input): Q0.15. */
 int16_t tinyaot_sigmoid16(int32_t x);
 int16_t tinyaot_tanh16(int32_t x);
