@@ -62,9 +62,14 @@ static inline int16_t tinyaot_lstm_activate(int32_t g, int32_t a, int32_t b)
 }
 
 #if TINYAOT_MVE_KERNELS
+static inline int32x4_t tinyaot_lstm_clamp4(int32x4_t x, int32_t lo, int32_t hi)
+{
+	return vmaxq_s32(vminq_s32(x, vdupq_n_s32(hi)), vdupq_n_s32(lo));
+}
+
 static inline int32x4_t tinyaot_lstm_sat16x4(int32x4_t x)
 {
-	return vmaxq_s32(vminq_s32(x, vdupq_n_s32(INT16_MAX)), vdupq_n_s32(INT16_MIN));
+	return tinyaot_lstm_clamp4(x, INT16_MIN, INT16_MAX);
 }
 
 /* tinyaot_mbqm of four lanes: VQRDMULH is gemmlowp's SaturatingRoundingDoublingHighMul, and
@@ -125,8 +130,7 @@ static void tinyaot_lstm_cell4(const struct tinyaot_lstm_s8_params *p, const int
 			vaddq_s32(tinyaot_lstm_sat16x4(kept), tinyaot_lstm_sat16x4(added)));
 
 		if (p->cell_clip >= 0) {
-			v = vmaxq_s32(vminq_s32(v, vdupq_n_s32(p->cell_clip)),
-				      vdupq_n_s32(-p->cell_clip));
+			v = tinyaot_lstm_clamp4(v, -p->cell_clip, p->cell_clip);
 		}
 		vstrhq_p_s32(c + i, v, tail);
 	}
@@ -151,7 +155,7 @@ static void tinyaot_lstm_hidden4(const struct tinyaot_lstm_s8_params *p, const i
 						       p->hidden_mult, p->hidden_shift),
 				    p->hidden_zero_point);
 
-		v = vmaxq_s32(vminq_s32(v, vdupq_n_s32(hi)), vdupq_n_s32(lo));
+		v = tinyaot_lstm_clamp4(v, lo, hi);
 		if (wide) {
 			vstrhq_p_s32((int16_t *)h + i, v, tail);
 		} else {
