@@ -121,11 +121,12 @@ def conv_model(
     return tb.single_op(tensors, op, tb.OPS.CONV_2D, buffers)
 
 
-# name: model bytes, for tinyaot_conv_pairs_mve: runs of len % 16 == 0 and not, whole windows
-# read in place and clipped ones copied, a lone last pixel, blocks of four and the highest
-# one repeating channels (out_c 6) or under four channels, a clamp inside int8 (clamp_after),
-# the line tables of a ReLU with the output zero point -128. conv_1x1_c4_oc8's window is too
-# shallow for Helium (conv_2d.MVE_MIN_DEPTH): it runs the DSP routine on the M55.
+# name: model bytes, for Helium's pair routines: the one-pass tinyaot_conv_pairs_mve16 (1x1
+# windows with and without a depth % 16 tail, rows of 48 bytes, windows copied to the patch) and
+# its _relu variant, tinyaot_conv_pairs_mve (rows of 9, 12 and 120 bytes, read in place or, when
+# clipped, from the patch); a lone last pixel, blocks of four and the highest one repeating
+# channels (out_c 6, 10) or under four channels, a clamp inside int8. conv_1x1_c4_oc8's window
+# is too shallow for Helium (conv_2d.MVE_MIN_DEPTH): it runs the DSP routine on the M55.
 CONV_CASES = {
     "conv_1x1_c32_oc24": lambda: conv_model((32, 24), (1, 1), (5, 7), seed=11),
     "conv_1x1_c16_oc8": lambda: conv_model((16, 8), (1, 1), (5, 7), seed=19),
@@ -362,9 +363,17 @@ def test_fc_mve_layout(models: dict[str, Path]) -> None:
 
 
 def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
-    """Every fast convolution but the shallow one names tinyaot_conv_pairs_mve on Helium,
-    with each channel's weights in a row (in block order); the line tables where the ReLU
-    gives them. The shallow one takes the DSP routine and its layout (mve None)."""
+    """On Helium, every fast convolution but the shallow one names the one-pass routine where
+    its runs are whole steps of 16 inputs (1x1 windows, rows of k_w * in_c a multiple of 16),
+    per block each 16 inputs' weights of the four channels in turn, then their depth % 16 last
+    ones, on the vector table (line 0), the _relu variant where the clamp hides every output
+    under the zero point; else tinyaot_conv_pairs_mve, each channel's weights in a row (in block
+    order), the line tables where the ReLU gives them. The shallow one takes the DSP routine and
+    its layout (mve None)."""
+    one_pass = {"conv_1x1_c32_oc24", "conv_1x1_c16_oc8", "conv_3x3_s2_c16_oc6"}
+    one_pass |= {"conv_1x1_c8_oc3", "conv_1x1_c20_oc10_relu"}
+    # Every window copied to the patch (rows of 4 bytes): one run of the whole depth.
+    patched = {"conv_10x4_s2_c1_oc12"}
     for name in CONV_CASES:
         c = compiled(models[name])
         call = c.steps[-1].call
@@ -374,38 +383,113 @@ def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
             assert params["pairs"].mve is None and params["weights"].mve is None
             assert params["pairs"].dsp == Routine("tinyaot_conv_pairs_dsp")
             continue
-        assert params["pairs"].mve == Routine("tinyaot_conv_pairs_mve"), name
         assert params["single"] is None or params["single"].mve is None, name
         model = frontend.load(models[name])
         w = model.tensor(model.ops[0].inputs[1]).data.astype(np.int8)
         out_c = w.shape[0]
         w = w.reshape(out_c, -1)
+        depth = w.shape[1]
         order = fast.block_channels(out_c)
         want = fast.padded(w[order], 4 * ((out_c + 3) // 4))
-        assert np.array_equal(params["weights"].mve.values.reshape(want.shape), want), name
+        got = params["weights"].mve.values
+        if name not in one_pass | patched:
+            assert params["pairs"].mve == Routine("tinyaot_conv_pairs_mve"), name
+            assert np.array_equal(got.reshape(want.shape), want), name
+            continue
+        mode = params["mode"]
+        if name in patched:  # tinyaot/conv_fast.h: PATCH is 0
+            assert (mode.dsp if isinstance(mode, ByTarget) else mode) == 0, name
+        relu = "_relu" if "_relu" in name else ""
+        assert params["pairs"].mve == Routine(f"tinyaot_conv_pairs_mve16{relu}"), name
+        assert params["line"].mve == 0, name
+        at = 0
+        for block in want.reshape(-1, 4, depth):
+            for step in range(0, depth - depth % 16, 16):
+                for row in block:
+                    assert np.array_equal(got[at : at + 16], row[step : step + 16]), name
+                    at += 16
+            for row in block:
+                tail = row[depth - depth % 16 :]
+                assert np.array_equal(got[at : at + tail.size], tail), name
+                at += tail.size
+        assert at == got.size, name
     line = compiled(models["conv_1x1_c20_oc10_relu"]).steps[-1].call.params["line"]
-    assert line == 1
+    assert line.default == 1 and line.mve == 0
+
+
+def test_conv_vector_table(models: dict[str, Path]) -> None:
+    """The vector table of a one-pass case: per block the folded biases, left shifts,
+    multipliers, minus the right shifts and the output zero point, TFLite's own multipliers
+    and shifts, the padding channels all zero."""
+    path = models["conv_1x1_c8_oc3"]
+    params = compiled(path).steps[-1].call.params
+    table = params["table"].mve.values.reshape(-1, 5, 4)
+    assert table.shape[0] == 1
+    model = frontend.load(path)
+    op = model.ops[0]
+    inp, filt, bias, out = (model.tensor(i) for i in [*op.inputs, *op.outputs])
+    w = filt.data.astype(np.int64).reshape(3, -1)
+    folded = bias.data.astype(np.int64) - inp.zero_point * w.sum(axis=1)
+    assert table[0, 0].tolist() == [*folded.tolist(), 0]
+    for ch in range(3):
+        scale = inp.scale * filt.quant.scales[ch] / out.scale
+        mant, exp = np.frexp(scale)
+        mult = int(round(mant * (1 << 31)))
+        left, mult_got, neg_right = table[0, 1, ch], table[0, 2, ch], table[0, 3, ch]
+        assert (mult_got, int(left) + int(neg_right)) == (mult, exp), ch
+        assert min(left, -neg_right) == 0, ch
+    assert table[0, 1:4, 3].tolist() == [0, 0, 0]
+    assert table[0, 4].tolist() == [out.zero_point] * 3 + [0]
+
+
+def check_vector_records(path: Path, records: np.ndarray) -> None:
+    """Per four channels, 32 words: each tap's weights of the four channels as the bytes of a
+    word, the folded biases, left shifts, multipliers, minus the right shifts and the output
+    zero point, three zero words."""
+    model = frontend.load(path)
+    op = model.ops[0]
+    inp, filt, bias, out = (model.tensor(i) for i in [*op.inputs, *op.outputs])
+    c = filt.shape[-1]
+    taps = filt.data.astype(np.int8).reshape(9, c)
+    blocks = records.reshape(c // 4, 32)
+    assert np.array_equal(
+        blocks[:, :9].view(np.int8).reshape(c // 4, 9, 4),
+        taps.reshape(9, c // 4, 4).transpose(1, 0, 2),
+    ), path.name
+    folded = bias.data.astype(np.int64) - inp.zero_point * taps.astype(np.int64).sum(axis=0)
+    assert np.array_equal(blocks[:, 9:13].reshape(-1), folded), path.name
+    for ch in range(c):
+        scale = inp.scale * filt.quant.scales[ch] / out.scale
+        mant, exp = np.frexp(scale)
+        left, mult, neg_right = (int(blocks[ch // 4, w + ch % 4]) for w in (13, 17, 21))
+        assert (mult, left + neg_right, min(left, -neg_right)) == (
+            int(round(mant * (1 << 31))),
+            exp,
+            0,
+        ), (path.name, ch)
+    assert set(blocks[:, 25:29].reshape(-1).tolist()) == {out.zero_point}, path.name
+    assert not blocks[:, 29:].any(), path.name
 
 
 def test_dw_mve_routines(models: dict[str, Path]) -> None:
-    """The depthwise cases take the fast kernel, Helium's routine for the stride and records
-    (for the group and the tail alike, on the default records), and the group widths their
-    comments say; the clamp inside int8 the portable routine."""
+    """The depthwise cases take the fast kernel, Helium's routine for the stride (_relu for
+    the output zero point -128) for the group and the tail alike, on the vector records (line
+    0 there), and the group widths their comments say; the clamp inside int8 the portable
+    routine, on the default records everywhere."""
     for name in DW_CASES:
         call = compiled(models[name]).steps[-1].call
         assert call.function == "tinyaot_dwconv_fast_s8", name
         params = call.params
         if name == "dw_c12_relu6":
             assert params["block"] == Routine("tinyaot_dw3x3_c")
+            assert not isinstance(params["records"], ByTarget)
             continue
         stride = params["d"]["stride_w"]
-        kind = f"{'line_' if params['line'] else ''}s{stride}"
-        assert params["line"] == ("relu" in name), name
-        mve = Routine(f"tinyaot_dw3x3_mve_{kind}")
+        assert params["line"].default == ("relu" in name) and params["line"].mve == 0, name
+        mve = Routine(f"tinyaot_dw3x3_mve_{'relu_' if 'relu' in name else ''}s{stride}")
         routines = [params["block"]] + ([params["tail"]] if params["tail"] else [])
         assert all(r.mve == mve for r in routines), name
-        records = params["records"]
-        assert records.mve is records.default, name
+        check_vector_records(models[name], params["records"].mve.values)
     widths = {"dw_c20_s1_w9": (6, 3), "dw_c24_s1_w7_relu": (6, 1), "dw_c16_s1_w5": (5, 0)}
     widths |= {"dw_c8_s1_w8_relu": (6, 2), "dw_c12_s1_w4": (4, 0), "dw_c40_s2_w9_relu": (4, 1)}
     widths |= {"dw_c8_s2_w4": (2, 0), "dw_c12_s2_w6_relu": (3, 0)}

@@ -85,7 +85,7 @@ struct dw_group {
  * crt/src/thumb2/dw3x3_routines.S, which has the stage's geometry (rows 144 bytes apart,
  * outputs at 432, 9 columns), the line requantisation's shift (asr #2) and the group's layout
  * (tinyaot/asm_layout.h) built in; Helium's block routines (crt/src/mve/dw3x3_mve_routines.S)
- * the geometry, the shift and the records' sizes (8 and 6 words).
+ * the geometry and the vector records' size (8 words a channel).
  */
 typedef char dw3x3_stage_layout[(CH == 16 && ROW == 144 && OUT == 432 && TINYAOT_DW3X3_COLS == 9 &&
 				 TINYAOT_DW3X3_RECORD == 8 && TINYAOT_DW3X3_LINE_RECORD == 6)

@@ -335,6 +335,26 @@ def block_table(bias: np.ndarray, words: np.ndarray, pad: tuple[int, ...]) -> Co
     return ConstArray("int32_t", np.concatenate([b, r], axis=1).reshape(-1).astype(np.int32))
 
 
+def vector_table(
+    folded: np.ndarray, mults: list[int], shifts: list[int], offset: int, order: np.ndarray
+) -> ConstArray:
+    """The Helium routines' table (crt/src/mve/conv_quads_mve.S): per block of four channels (in
+    `order`, padded to whole blocks with zeros, whose output is 0), five vectors of the four
+    channels' words: the folded bias, the left shift, the multiplier, minus the right shift
+    (TFLite's MultiplyByQuantizedMultiplier), the output zero point."""
+    shift = np.asarray(shifts, dtype=np.int64)[order]
+    words = [
+        folded.astype(np.int64)[order],
+        np.maximum(shift, 0),
+        np.asarray(mults, dtype=np.int64)[order],
+        np.minimum(shift, 0),
+        np.full(order.size, offset, dtype=np.int64),
+    ]
+    blocks = (order.size + 3) // 4
+    vectors = [padded(w, 4 * blocks).reshape(blocks, 4) for w in words]
+    return ConstArray("int32_t", np.stack(vectors, axis=1).reshape(-1).astype(np.int32))
+
+
 # A padding channel's words: tinyaot_requant's (m 0, h 1, e - 1 = 1), then c, and the line's.
 SIGN_PAD, SIGN_C_PAD, LINE_PAD = (0, 1, 1), (0, 1, 1, 1 << 30), (0, 0)
 

@@ -94,6 +94,13 @@ tinyaot_pair_fn tinyaot_conv_pairs_dsp_part;
 #if TINYAOT_MVE_KERNELS
 /* Any job, with Helium (crt/src/mve/conv_mve.c), the weights in its layout. */
 tinyaot_pair_fn tinyaot_conv_pairs_mve;
+/* Jobs whose runs are whole steps of 16 inputs but the last run's tail (1x1 windows, or rows of
+ * k_w * in_c a multiple of 16), with Helium, the weights in their layout and the table the
+ * vector table (line 0): four channels in one pass (crt/src/mve/conv_quads_mve.S). _relu where
+ * the activation clamps every output under the output zero point.
+ */
+tinyaot_pair_fn tinyaot_conv_pairs_mve16;
+tinyaot_pair_fn tinyaot_conv_pairs_mve16_relu;
 #endif
 
 struct tinyaot_conv_fast_params {

@@ -124,13 +124,14 @@ tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n3;
 tinyaot_dw3x3_fn tinyaot_dw3x3_dsp_line_s2_n4;
 
 #if TINYAOT_MVE_KERNELS
-/* The same with Helium (crt/src/mve/dw3x3_mve_routines.S): any group width, on the default
- * records.
+/* The same with Helium (crt/src/mve/dw3x3_mve_routines.S): any group width, on the vector
+ * records the compiler writes there (TINYAOT_DW3X3_RECORD words a channel, line 0), _relu for
+ * an output zero point of -128.
  */
 tinyaot_dw3x3_fn tinyaot_dw3x3_mve_s1;
 tinyaot_dw3x3_fn tinyaot_dw3x3_mve_s2;
-tinyaot_dw3x3_fn tinyaot_dw3x3_mve_line_s1;
-tinyaot_dw3x3_fn tinyaot_dw3x3_mve_line_s2;
+tinyaot_dw3x3_fn tinyaot_dw3x3_mve_relu_s1;
+tinyaot_dw3x3_fn tinyaot_dw3x3_mve_relu_s2;
 #endif
 
 /*

@@ -233,6 +233,15 @@ def dsp_weights(weights: np.ndarray, blocks: int, depth: int) -> ConstArray:
     return ConstArray("int8_t", halves.reshape(-1).astype(np.int8))
 
 
+def quads16(weights: np.ndarray, blocks: int, depth: int) -> np.ndarray:
+    """The weights for tinyaot_conv_pairs_mve16: per block of four channels, per 16 inputs, each
+    channel's 16 weights, then each channel's depth % 16 last ones."""
+    w = weights.reshape(blocks, 4, depth).astype(np.int8)
+    steps = depth // 16 * 16
+    whole = w[:, :, :steps].reshape(blocks, 4, -1, 16).transpose(0, 2, 1, 3).reshape(blocks, -1)
+    return np.concatenate([whole, w[:, :, steps:].reshape(blocks, -1)], axis=1).reshape(-1)
+
+
 def lower_fast(
     inp: Tensor,
     filters: np.ndarray,
@@ -306,16 +315,31 @@ def lower_fast(
     # Helium's routine takes any job, a lone last pixel as a pair (single NULL): the portable
     # blocks with their sums by VMLADAVA, each channel's weights in a row.
     mve = depth >= MVE_MIN_DEPTH or not dsp
+    # Where every run is whole steps of 16 inputs but for a lone run's tail (a 1x1 window, or
+    # every window copied to the patch, as Helium's cores take dsp_reads), the one-pass routine
+    # on the vector table, exact for any requantisation (line 0 there). Copying windows only for
+    # it costs more than it saves: VWW's first layer (3x3 over 3 channels, rows of 9 bytes) 1.23
+    # -> 1.92 instructions per MAC on the Cortex-M55 (bench.py --board mps3-an547 --layers).
+    whole_steps = dims["k_h"] * dims["k_w"] == 1 or dims["k_w"] * in_c % 16 == 0
+    mve16 = mve and (whole_steps or dsp_reads == PATCH)
+    if mve16:
+        mve_weights = ConstArray("int8_t", quads16(padded, blocks, depth))
+        relu = "_relu" if act[0] >= out.zero_point else ""
+        mve_pairs = Routine(f"tinyaot_conv_pairs_mve16{relu}")
+        table = params["table"]
+        params["table"] = ByTarget(
+            table, table, fast.vector_table(rq.folded, mults, shifts, out.zero_point, order)
+        )
+        params["line"] = ByTarget(int(ch.line), int(ch.line), 0)
+    elif mve:
+        mve_weights = ConstArray("int8_t", padded.reshape(-1).astype(np.int8))
+        mve_pairs = Routine("tinyaot_conv_pairs_mve")
+    else:
+        mve_weights = mve_pairs = None
     params["weights"] = ByTarget(
-        grouped,
-        dsp_weights(padded, blocks, depth) if dsp else grouped,
-        ConstArray("int8_t", padded.reshape(-1).astype(np.int8)) if mve else None,
+        grouped, dsp_weights(padded, blocks, depth) if dsp else grouped, mve_weights
     )
-    params["pairs"] = ByTarget(
-        pairs,
-        dsp_pairs if dsp else pairs,
-        Routine("tinyaot_conv_pairs_mve") if mve else None,
-    )
+    params["pairs"] = ByTarget(pairs, dsp_pairs if dsp else pairs, mve_pairs)
     params["single"] = ByTarget(single, None if dsp else single, None) if single else None
     return KernelCall(
         "tinyaot_conv_fast_s8",

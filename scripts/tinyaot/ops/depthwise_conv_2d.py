@@ -167,6 +167,23 @@ def dw3x3_dsp_records(weights: np.ndarray, ch: fast.Channels) -> ConstArray | No
     return dw3x3_records(dsp, dataclasses.replace(ch, words=words))
 
 
+def dw3x3_vector_records(
+    weights: np.ndarray, folded: np.ndarray, quant: tuple[list[int], list[int], int]
+) -> ConstArray:
+    """The records of Helium's routines (crt/src/mve/dw3x3_mve_routines.S), TINYAOT_DW3X3_RECORD
+    words a channel: per four channels, each tap's four weights in a word (channel c in byte c),
+    then fast.vector_table's five vectors, then three zero words."""
+    c = weights.shape[0]
+    blocks = c // 4
+    taps = weights.astype(np.int8).reshape(blocks, 4, 9).transpose(0, 2, 1).copy()
+    words = taps.view("<i4").reshape(blocks, 9).astype(np.int64)
+    mults, shifts, offset = quant
+    table = fast.vector_table(folded, mults, shifts, offset, np.arange(c)).values
+    vectors = table.astype(np.int64).reshape(blocks, 20)
+    records = np.concatenate([words, vectors, np.zeros((blocks, 3), np.int64)], axis=1)
+    return ConstArray("int32_t", records.reshape(-1).astype(np.int32))
+
+
 def lower_fast(
     inp: Tensor,
     filters: np.ndarray,
@@ -211,14 +228,16 @@ def lower_fast(
     records = dw3x3_records(weights, ch)
     dsp = dw3x3_dsp_records(weights, ch) if asm else None
 
+    # Helium's routine takes any width, on its vector records (any requantisation: line 0);
+    # _relu where the clamp hides the rounding of negative values.
+    mve = f"tinyaot_dw3x3_mve_{'relu_' if out.zero_point == -128 else ''}s{s}"
+
     def routine(width: int) -> Routine | ByTarget:
         if not asm:
             return Routine("tinyaot_dw3x3_c")
         thumb2 = Routine(f"tinyaot_dw3x3_{kind}_n{width}")
-        # Helium's routine takes any width, on the default records.
-        mve = Routine(f"tinyaot_dw3x3_mve_{kind}")
         dsp_routine = thumb2 if dsp is None else Routine(f"tinyaot_dw3x3_dsp_{kind}_n{width}")
-        return ByTarget(thumb2, dsp_routine, mve)
+        return ByTarget(thumb2, dsp_routine, Routine(mve))
 
     params = {
         "d": dims,
@@ -228,9 +247,14 @@ def lower_fast(
         "act_max": act[1],
         "block": routine(group),
         "tail": routine(tail) if tail else None,
-        "records": records if dsp is None else ByTarget(records, dsp, records),
+        "records": records,
         "line": int(ch.line),
     }
+    if asm:
+        quant = (mults, shifts, out.zero_point)
+        vector = dw3x3_vector_records(weights, rq.folded, quant)
+        params["records"] = ByTarget(records, records if dsp is None else dsp, vector)
+        params["line"] = ByTarget(int(ch.line), int(ch.line), 0)
     return KernelCall(
         "tinyaot_dwconv_fast_s8",
         "tinyaot/dwconv_fast.h",
