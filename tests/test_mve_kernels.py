@@ -132,6 +132,8 @@ CONV_CASES = {
     "conv_1x1_c16_oc8": lambda: conv_model((16, 8), (1, 1), (5, 7), seed=19),
     "conv_1x1_c4_oc8": lambda: conv_model((4, 8), (1, 1), (5, 7), seed=20),
     "conv_3x3_c3_oc8": lambda: conv_model((3, 8), (3, 3), (7, 6), seed=12),
+    # Rows 12 wide: whole windows in runs of four pairs, each a job of the two-pass routine.
+    "conv_3x3_c3_oc8_w12": lambda: conv_model((3, 8), (3, 3), (5, 12), seed=10),
     "conv_3x3_s2_c16_oc6": lambda: conv_model((16, 6), (3, 3), (9, 9), 2, seed=13),
     "conv_3x3_valid_c40": lambda: conv_model((40, 8), (3, 3), (6, 5), same=False, seed=14),
     "conv_10x4_s2_c1_oc12": lambda: conv_model((1, 12), (10, 4), (13, 10), 2, seed=15),

@@ -14,9 +14,10 @@
  * (tinyaot/requant.h): VMULH gives the upper word of acc * mult and VMUL its lower one, whose sum
  * with the constant's lower word carries into the upper where it wraps.
  *
- * tinyaot_conv_mve_blocks(job, run, out_a, out_b): run holds the pair's run pointers
- * (job->runs_end - job->run of them), out_a and out_b the first block's outputs; the job's other
- * fields as for every pair routine (tinyaot/conv_fast.h, offsets in tinyaot/asm_layout.h).
+ * tinyaot_conv_mve_blocks(job, run, out_a, out_b): every pair of the job, from the first pair's
+ * run pointers in run (job->runs_end - job->run of them), which it moves on pair by pair, and
+ * the first block's outputs out_a and out_b; the job's other fields as for every pair routine
+ * (tinyaot/conv_fast.h, offsets in tinyaot/asm_layout.h).
  */
 #include <tinyaot/asm_layout.h>
 #include <tinyaot/isa.h>
@@ -36,7 +37,10 @@
 #define F_TABLE  40
 #define F_DEPTH  44
 #define F_W_STEP 48 /* 4 * depth + weights_step */
-#define F_SIZE   56
+#define F_PAIRS  52 /* pairs left, this one included */
+#define F_PAIR_A 56 /* the pair's first outputs; F_PAIR_B follows (LDRD) */
+#define F_PAIR_B 60
+#define F_SIZE   64
 
 /*
  * The four sums of both pixels (a: r1, b: r3 from each pair of run pointers at r8 on) with the
@@ -107,8 +111,9 @@ tinyaot_conv_mve_blocks:
 	sub sp, sp, #F_SIZE
 	str r0, [sp, #F_JOB]
 	str r1, [sp, #F_RUN]
-	str r2, [sp, #F_OUT_A]
-	str r3, [sp, #F_OUT_B]
+	strd r2, r3, [sp, #F_PAIR_A]
+	ldr r4, [r0, #TINYAOT_PAIR_JOB_PAIRS]
+	str r4, [sp, #F_PAIRS]
 	ldr r4, [r0, #TINYAOT_PAIR_JOB_RUN]
 	ldr r5, [r0, #TINYAOT_PAIR_JOB_RUNS_END]
 	sub r5, r5, r4
@@ -123,17 +128,22 @@ tinyaot_conv_mve_blocks:
 	str r7, [sp, #F_W_STEP]
 	lsr r10, r6, #4
 	and r12, r6, #15
-	ldr r11, [r0, #TINYAOT_PAIR_JOB_WEIGHTS]
-	ldr r7, [r0, #TINYAOT_PAIR_JOB_TABLE]
-	str r7, [sp, #F_TABLE]
 	ldr r7, [r0, #TINYAOT_PAIR_JOB_BLOCKS]
-	str r7, [sp, #F_LEFT]
 	/* Forward, the highest block is the last (1 left); in reverse, the first. */
 	ldr r6, [r0, #TINYAOT_PAIR_JOB_OUT_STEP]
 	cmp r6, #0
 	it gt
 	movgt r7, #1
 	str r7, [sp, #F_HIGH]
+.Lpair:
+	/* A pair: its outputs, the first block's weights and table, the blocks' count. */
+	ldrd r2, r3, [sp, #F_PAIR_A]
+	strd r2, r3, [sp, #F_OUT_A]
+	ldr r11, [r0, #TINYAOT_PAIR_JOB_WEIGHTS]
+	ldr r7, [r0, #TINYAOT_PAIR_JOB_TABLE]
+	str r7, [sp, #F_TABLE]
+	ldr r7, [r0, #TINYAOT_PAIR_JOB_BLOCKS]
+	str r7, [sp, #F_LEFT]
 .Lblock:
 	ldr r6, [sp, #F_DEPTH]
 	mov r5, r11
@@ -216,6 +226,26 @@ tinyaot_conv_mve_blocks:
 	subs r1, r1, #1
 	str r1, [sp, #F_LEFT]
 	bne .Lblock
+	/* The next pair: every run pointer pair_step bytes on, the outputs pair_out. */
+	ldr r4, [sp, #F_PAIRS]
+	subs r4, r4, #1
+	beq 9f
+	str r4, [sp, #F_PAIRS]
+	ldr r5, [r0, #TINYAOT_PAIR_JOB_PAIR_STEP]
+	ldr r8, [sp, #F_RUN]
+8:
+	ldr r6, [r8]
+	add r6, r6, r5
+	str r6, [r8], #4
+	cmp r8, r9
+	bne 8b
+	ldr r6, [r0, #TINYAOT_PAIR_JOB_PAIR_OUT]
+	ldrd r2, r3, [sp, #F_PAIR_A]
+	add r2, r2, r6
+	add r3, r3, r6
+	strd r2, r3, [sp, #F_PAIR_A]
+	b .Lpair
+9:
 	add sp, sp, #F_SIZE
 	vpop {d8-d15}
 	pop {r4-r11, pc}

@@ -23,8 +23,10 @@
  * every output under the zero point, and those are the only ones the rounding of a negative
  * value reaches.
  *
- * tinyaot_conv_mve16_blocks(job, run, out_a, out_b) as tinyaot_conv_mve_blocks
- * (conv_blocks_mve.S); struct tinyaot_pair_job's offsets in tinyaot/asm_layout.h.
+ * tinyaot_conv_mve16_blocks(job, run, out_a, out_b): every pair of the job (the pair loop of
+ * crt/src/mve/conv_mve.c in the routine, where a call per pair cost its frame and setup again),
+ * from the first pair's run pointers in run, which it moves on pair by pair, and outputs out_a
+ * and out_b; struct tinyaot_pair_job's offsets in tinyaot/asm_layout.h.
  */
 #include <tinyaot/asm_layout.h>
 #include <tinyaot/isa.h>
@@ -33,7 +35,7 @@
 	.syntax unified
 	.thumb
 
-/* The frame: the routine's state across the blocks. */
+/* The frame: the routine's state across the blocks and pairs. */
 #define F_JOB     0
 #define F_RUN     4
 #define F_RUN_END 8
@@ -45,7 +47,10 @@
 #define F_W       32
 #define F_N16     36 /* len / 16 */
 #define F_TAIL    40 /* len % 16 */
-#define F_SIZE    48
+#define F_PAIRS   44 /* pairs left, this one included */
+#define F_PAIR_A  48 /* the pair's first outputs; F_PAIR_B follows (LDRD) */
+#define F_PAIR_B  52
+#define F_SIZE    56
 
 /* Four channels' weights (q2, q3 in turn, from r5 on) into the sums of pixels a (q0) and b
  * (q1).
@@ -114,7 +119,9 @@
 	sub sp, sp, #F_SIZE
 	str r0, [sp, #F_JOB]
 	str r1, [sp, #F_RUN]
-	strd r2, r3, [sp, #F_OUT_A]
+	strd r2, r3, [sp, #F_PAIR_A]
+	ldr r4, [r0, #TINYAOT_PAIR_JOB_PAIRS]
+	str r4, [sp, #F_PAIRS]
 	ldr r4, [r0, #TINYAOT_PAIR_JOB_RUN]
 	ldr r5, [r0, #TINYAOT_PAIR_JOB_RUNS_END]
 	sub r5, r5, r4
@@ -124,6 +131,14 @@
 	lsrs r4, r6, #4
 	and r5, r6, #15
 	strd r4, r5, [sp, #F_N16]
+	ldr r4, [r0, #TINYAOT_PAIR_JOB_ACT_MAX]
+	vdup.32 q6, r4
+	ldr r4, [r0, #TINYAOT_PAIR_JOB_ACT_MIN]
+	vdup.32 q7, r4
+9:
+	/* A pair: its outputs, the first block's weights and table, the blocks' count. */
+	ldrd r2, r3, [sp, #F_PAIR_A]
+	strd r2, r3, [sp, #F_OUT_A]
 	ldr r4, [r0, #TINYAOT_PAIR_JOB_WEIGHTS]
 	str r4, [sp, #F_W]
 	ldr r4, [r0, #TINYAOT_PAIR_JOB_TABLE]
@@ -136,10 +151,6 @@
 	it gt
 	movgt r6, #1
 	strd r4, r6, [sp, #F_LEFT]
-	ldr r4, [r0, #TINYAOT_PAIR_JOB_ACT_MAX]
-	vdup.32 q6, r4
-	ldr r4, [r0, #TINYAOT_PAIR_JOB_ACT_MIN]
-	vdup.32 q7, r4
 1:
 	/* The sums start at the biases. */
 	ldr r9, [sp, #F_TABLE]
@@ -220,6 +231,27 @@
 	str r7, [sp, #F_W]
 	b 1b
 8:
+	/* The next pair: every run pointer pair_step bytes on, the outputs pair_out. */
+	ldr r4, [sp, #F_PAIRS]
+	subs r4, r4, #1
+	beq 10f
+	str r4, [sp, #F_PAIRS]
+	ldr r5, [r0, #TINYAOT_PAIR_JOB_PAIR_STEP]
+	ldr r9, [sp, #F_RUN]
+	ldr r11, [sp, #F_RUN_END]
+11:
+	ldr r6, [r9]
+	add r6, r6, r5
+	str r6, [r9], #4
+	cmp r9, r11
+	bne 11b
+	ldr r6, [r0, #TINYAOT_PAIR_JOB_PAIR_OUT]
+	ldrd r2, r3, [sp, #F_PAIR_A]
+	add r2, r2, r6
+	add r3, r3, r6
+	strd r2, r3, [sp, #F_PAIR_A]
+	b 9b
+10:
 	add sp, sp, #F_SIZE
 	vpop {d8-d15}
 	pop {r4-r11, pc}
