@@ -122,16 +122,19 @@ def conv_model(
 
 
 # name: model bytes, for Helium's pair routines: the one-pass tinyaot_conv_pairs_mve16 (1x1
-# windows with and without a depth % 16 tail, rows of 48 bytes, windows copied to the patch) and
-# its _relu variant, tinyaot_conv_pairs_mve (rows of 9, 12 and 120 bytes, read in place or, when
-# clipped, from the patch); a lone last pixel, blocks of four and the highest one repeating
-# channels (out_c 6, 10) or under four channels, a clamp inside int8. conv_1x1_c4_oc8's window
-# is too shallow for Helium (conv_2d.MVE_MIN_DEPTH): it runs the DSP routine on the M55.
+# windows with and without a depth % 16 tail, rows of 48 bytes, windows copied to the patch, on
+# Helium also where rows of 3 bytes are read in place elsewhere) and its _relu variant,
+# tinyaot_conv_pairs_mve (rows of 9, 12 and 120 bytes, read in place or, when clipped, from the
+# patch); a lone last pixel, blocks of four and the highest one repeating channels (out_c 6,
+# 10) or under four channels, a clamp inside int8. conv_1x1_c4_oc8's window is too shallow for
+# Helium (conv_2d.MVE_MIN_DEPTH): it runs the DSP routine on the M55.
 CONV_CASES = {
     "conv_1x1_c32_oc24": lambda: conv_model((32, 24), (1, 1), (5, 7), seed=11),
     "conv_1x1_c16_oc8": lambda: conv_model((16, 8), (1, 1), (5, 7), seed=19),
     "conv_1x1_c4_oc8": lambda: conv_model((4, 8), (1, 1), (5, 7), seed=20),
     "conv_3x3_c3_oc8": lambda: conv_model((3, 8), (3, 3), (7, 6), seed=12),
+    # Rows of 3 bytes: read in place elsewhere, copied to the patch on Helium.
+    "conv_3x3_c1_oc8": lambda: conv_model((1, 8), (3, 3), (7, 10), seed=9),
     # Rows 12 wide: whole windows in runs of four pairs, each a job of the two-pass routine.
     "conv_3x3_c3_oc8_w12": lambda: conv_model((3, 8), (3, 3), (5, 12), seed=10),
     "conv_3x3_s2_c16_oc6": lambda: conv_model((16, 6), (3, 3), (9, 9), 2, seed=13),
@@ -155,16 +158,17 @@ def dw_model(
     activation: int = tb.ACT.NONE,
     out_q: tuple[float, int] = (0.05, 2),
     seed: int = 0,
+    k: tuple[int, int] = (3, 3),
 ) -> bytes:
-    """One int8 3x3 DEPTHWISE_CONV_2D (depth multiplier 1, SAME) of c channels over
+    """One int8 k = (k_h, k_w) DEPTHWISE_CONV_2D (depth multiplier 1, SAME) of c channels over
     size = (h, w), per-channel weights in [-40, 40], input zero point -2."""
-    (h, w), k = size, 3
+    (h, w), (k_h, k_w) = size, k
     rng = np.random.default_rng(seed)
     w_scales = [0.01 + 0.001 * i for i in range(c)]
     out = [1, -(-h // stride), -(-w // stride), c]
     tensors = [
         tb.Tensor("input", [1, h, w, c], tb.INT8, 0, [0.05], [-2]),
-        tb.Tensor("filter", [1, k, k, c], tb.INT8, 1, w_scales, [0] * c, 3),
+        tb.Tensor("filter", [1, k_h, k_w, c], tb.INT8, 1, w_scales, [0] * c, 3),
         tb.Tensor("bias", [c], tb.INT32, 2, [0.05 * s for s in w_scales], [0] * c),
         tb.Tensor("output", out, tb.INT8, 0, [out_q[0]], [out_q[1]]),
     ]
@@ -178,7 +182,7 @@ def dw_model(
         "FusedActivationFunction": activation,
     }
     op = tb.Operator(0, [0, 1, 2], [3], "DepthwiseConv2DOptions", options)
-    filters = rng.integers(-40, 41, size=(1, k, k, c))
+    filters = rng.integers(-40, 41, size=(1, k_h, k_w, c))
     bias = rng.integers(-2000, 2000, size=c)
     buffers = [tb.Buffer(), tb.Buffer(tb.int8_bytes(filters)), tb.Buffer(tb.int32_bytes(bias))]
     return tb.single_op(tensors, op, tb.OPS.DEPTHWISE_CONV_2D, buffers)
@@ -204,6 +208,22 @@ DW_CASES = {
     "dw_c12_s2_w6_relu": lambda: dw_relu(12, (4, 6), 2, 28),  # 3
     # RELU6 clamps inside int8: output scale 0.05, 6.0 is 119.
     "dw_c12_relu6": lambda: dw_model(12, (6, 5), activation=tb.ACT.RELU6, out_q=(0.05, -1)),
+}
+
+
+# name: model bytes, for Helium's path of the taps kernel (tinyaot_dwconv_taps_s8): 1xN and Nx1
+# windows, stride 2, channels not a multiple of 4 (the predicated last four), a 3x3 window over
+# 6 channels, which the 3x3 routines do not take, the ReLU whose zero point is -128 and a clamp
+# inside int8.
+DW_TAPS_CASES = {
+    "dwt_1x5_c10": lambda: dw_model(10, (6, 9), seed=31, k=(1, 5)),
+    "dwt_5x1_s2_c12_relu": lambda: dw_model(
+        12, (9, 4), 2, tb.ACT.RELU, (0.03, -128), seed=32, k=(5, 1)
+    ),
+    "dwt_3x3_c6": lambda: dw_model(6, (5, 5), seed=33),
+    "dwt_1x3_c3_relu6": lambda: dw_model(
+        3, (4, 7), activation=tb.ACT.RELU6, out_q=(0.05, -1), seed=34, k=(1, 3)
+    ),
 }
 
 
@@ -324,7 +344,8 @@ POOL_CASES = {
     "max_2x2_s2_c20": lambda: pool_model(20, (7, 6), 2, 2, out_q=(0.05, -3), op=MAX),
     "max_3x3_s2_c36_relu6": lambda: pool_model(36, (7, 6), 3, 2, tb.ACT.RELU6, op=MAX),
 }
-CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **POOL_CASES, **ADD_CASES, **ELEMENTWISE_CASES}
+CASES = {**FC_CASES, **CONV_CASES, **DW_CASES, **DW_TAPS_CASES, **POOL_CASES, **ADD_CASES}
+CASES |= ELEMENTWISE_CASES
 
 
 @pytest.fixture(scope="module")
@@ -374,8 +395,8 @@ def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
     its layout (mve None)."""
     one_pass = {"conv_1x1_c32_oc24", "conv_1x1_c16_oc8", "conv_3x3_s2_c16_oc6"}
     one_pass |= {"conv_1x1_c8_oc3", "conv_1x1_c20_oc10_relu"}
-    # Every window copied to the patch (rows of 4 bytes): one run of the whole depth.
-    patched = {"conv_10x4_s2_c1_oc12"}
+    # Every window copied to the patch (rows of 4 and 3 bytes): one run of the whole depth.
+    patched = {"conv_10x4_s2_c1_oc12", "conv_3x3_c1_oc8"}
     for name in CONV_CASES:
         c = compiled(models[name])
         call = c.steps[-1].call
@@ -399,8 +420,10 @@ def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
             assert np.array_equal(got.reshape(want.shape), want), name
             continue
         mode = params["mode"]
+        if isinstance(mode, ByTarget):
+            mode = mode.dsp if mode.mve is None else mode.mve
         if name in patched:  # tinyaot/conv_fast.h: PATCH is 0
-            assert (mode.dsp if isinstance(mode, ByTarget) else mode) == 0, name
+            assert mode == 0, name
         relu = "_relu" if "_relu" in name else ""
         assert params["pairs"].mve == Routine(f"tinyaot_conv_pairs_mve16{relu}"), name
         assert params["line"].mve == 0, name
@@ -499,6 +522,33 @@ def test_dw_mve_routines(models: dict[str, Path]) -> None:
         params = compiled(models[name]).steps[-1].call.params
         out_w = params["d"]["out_w"]
         assert (params["group"], out_w % params["group"]) == (group, tail), name
+
+
+def test_dw_taps_vector_table(models: dict[str, Path]) -> None:
+    """The taps cases take tinyaot_dwconv_taps_s8, whose table on Helium's cores is the vector
+    table (line 0 there): per four channels the folded biases, left shifts, multipliers, minus
+    the right shifts and the output zero point, the padding channels zero."""
+    for name in DW_TAPS_CASES:
+        path = models[name]
+        call = compiled(path).steps[-1].call
+        assert call.function == "tinyaot_dwconv_taps_s8", name
+        assert call.params["line"].mve == 0, name
+        table = call.params["table"].mve.values.reshape(-1, 5, 4)
+        model = frontend.load(path)
+        op = model.ops[0]
+        inp, filt, bias, out = (model.tensor(i) for i in [*op.inputs, *op.outputs])
+        c = filt.shape[-1]
+        taps = filt.data.astype(np.int64).reshape(-1, c)
+        folded = bias.data.astype(np.int64) - inp.zero_point * taps.sum(axis=0)
+        words = table.transpose(0, 2, 1).reshape(-1, 5)
+        assert np.array_equal(words[:c, 0], folded), name
+        for ch in range(c):
+            mant, exp = np.frexp(inp.scale * filt.quant.scales[ch] / out.scale)
+            left, mult, neg_right = (int(x) for x in words[ch, 1:4])
+            want = (int(round(mant * (1 << 31))), exp, 0)
+            assert (mult, left + neg_right, min(left, -neg_right)) == want, (name, ch)
+        assert set(words[:c, 4].tolist()) == {out.zero_point}, name
+        assert not words[c:].any(), name
 
 
 def test_pool_and_elementwise_cases_run_their_kernels(models: dict[str, Path]) -> None:

@@ -7,6 +7,10 @@
 #include <tinyaot/isa.h>
 #include <tinyaot/requant.h>
 
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+#endif
+
 #define CH  TINYAOT_DWCONV_FAST_CHUNK
 #define ROW TINYAOT_DW3X3_ROW
 #define OUT TINYAOT_DW3X3_OUT
@@ -366,6 +370,41 @@ static inline void tinyaot_dwconv_taps_chunk(const struct tinyaot_taps_run r,
 	}
 }
 
+#if TINYAOT_MVE_KERNELS
+/*
+ * Channels c to c + n - 1 (n 1 to 4) of one pixel with Helium: the four channels' sums in the
+ * lanes, per tap one load of the inputs and one of the weights (under the predicate of n, which
+ * reads nothing past the last channel), then the vector table's requantisation (the compiler
+ * writes fast.vector_table there): TFLite's MultiplyByQuantizedMultiplier as VSHL, VQRDMULH and
+ * VRSHL of x - 1 where x < 0 (RoundingDivideByPOT's half away from zero). All four sums are
+ * taken before the store, as in tinyaot_dwconv_taps_chunk.
+ */
+static inline void tinyaot_dwconv_taps_mve(const struct tinyaot_taps_run r,
+					   const int8_t *const *tap, int32_t taps, int32_t c,
+					   int32_t n, int8_t *out)
+{
+	const mve_pred16_t live = vctp32q((uint32_t)n);
+	const int32_t *v = r.table + 5 * c;
+	const int8_t *w = r.weights + c;
+	int32x4_t acc = vldrwq_s32(v);
+
+	for (int32_t t = 0; t < taps; t++, w += r.channels) {
+		acc = vaddq_s32(acc,
+				vmulq_s32(vldrbq_z_s32(tap[t] + c, live), vldrbq_z_s32(w, live)));
+	}
+	acc = vqrdmulhq_s32(vshlq_s32(acc, vldrwq_s32(v + 4)), vldrwq_s32(v + 8));
+	const int32x4_t right = vldrwq_s32(v + 12);
+
+	acc = vrshlq_s32(vqaddq_s32(acc, vshrq_n_s32(vandq_s32(acc, right), 31)), right);
+	acc = vaddq_s32(acc, vldrwq_s32(v + 16));
+	acc = vmaxq_s32(vminq_s32(acc, vdupq_n_s32(r.act_max)), vdupq_n_s32(r.act_min));
+	vstrbq_p_s32(out + c, acc, live);
+}
+#define TINYAOT_DWCONV_TAPS_CHUNK tinyaot_dwconv_taps_mve
+#else
+#define TINYAOT_DWCONV_TAPS_CHUNK tinyaot_dwconv_taps_chunk
+#endif
+
 void tinyaot_dwconv_taps_s8(const struct tinyaot_dwconv_taps_params *p, const int8_t *input,
 			    int8_t *output)
 {
@@ -407,15 +446,15 @@ void tinyaot_dwconv_taps_s8(const struct tinyaot_dwconv_taps_params *p, const in
 			}
 		}
 		if (d->reverse) {
-			tinyaot_dwconv_taps_chunk(r, tap, taps, channels - rest, rest, out);
+			TINYAOT_DWCONV_TAPS_CHUNK(r, tap, taps, channels - rest, rest, out);
 			for (int32_t c = channels - rest - 4; c >= 0; c -= 4) {
-				tinyaot_dwconv_taps_chunk(r, tap, taps, c, 4, out);
+				TINYAOT_DWCONV_TAPS_CHUNK(r, tap, taps, c, 4, out);
 			}
 		} else {
 			for (int32_t c = 0; c < channels - rest; c += 4) {
-				tinyaot_dwconv_taps_chunk(r, tap, taps, c, 4, out);
+				TINYAOT_DWCONV_TAPS_CHUNK(r, tap, taps, c, 4, out);
 			}
-			tinyaot_dwconv_taps_chunk(r, tap, taps, channels - rest, rest, out);
+			TINYAOT_DWCONV_TAPS_CHUNK(r, tap, taps, channels - rest, rest, out);
 		}
 	}
 }

@@ -15,7 +15,7 @@ import numpy as np
 
 from .fixedpoint import INT32_MAX, INT32_MIN, rdbpot, srdhm
 from .ir import Tensor
-from .lowering import ConstArray, InPlace, KernelCall, TensorArg
+from .lowering import ByTarget, ConstArray, InPlace, KernelCall, TensorArg
 
 # Tests turn this off to compile the same model with the reference kernels only.
 ENABLED = True
@@ -479,15 +479,18 @@ def lower_dw_taps(
     ch = channels(weights, rq, (mults, shifts, out.zero_point), act) if rq else None
     if ch is None:
         return None
-    table = np.concatenate([ch.bias.astype(np.int64)[:, None], ch.words], axis=1)
+    words = np.concatenate([ch.bias.astype(np.int64)[:, None], ch.words], axis=1)
+    table = ConstArray("int32_t", words.reshape(-1).astype(np.int32))
+    # Helium's path (crt/src/dwconv_fast.c) reads the vector table, which any multiplier takes.
+    vectors = vector_table(rq.folded, mults, shifts, out.zero_point, np.arange(c))
     params = {
         "d": dims,
         "act_min": act[0],
         "act_max": act[1],
-        "line": int(ch.line),
+        "line": ByTarget(int(ch.line), int(ch.line), 0),
         "zero_row": ConstArray("int8_t", np.full(c, inp.zero_point, np.int8)),
         "weights": ConstArray("int8_t", filters.reshape(-1).astype(np.int8)),
-        "table": ConstArray("int32_t", table.reshape(-1).astype(np.int32)),
+        "table": ByTarget(table, table, vectors),
     }
     return KernelCall(
         "tinyaot_dwconv_taps_s8",

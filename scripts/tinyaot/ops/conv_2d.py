@@ -316,12 +316,18 @@ def lower_fast(
     # blocks with their sums by VMLADAVA, each channel's weights in a row.
     mve = depth >= MVE_MIN_DEPTH or not dsp
     # Where every run is whole steps of 16 inputs but for a lone run's tail (a 1x1 window, or
-    # every window copied to the patch, as Helium's cores take dsp_reads), the one-pass routine
-    # on the vector table, exact for any requantisation (line 0 there). Copying windows only for
-    # it costs more than it saves: VWW's first layer (3x3 over 3 channels, rows of 9 bytes) 1.23
-    # -> 1.92 instructions per MAC on the Cortex-M55 (bench.py --board mps3-an547 --layers).
+    # every window copied to the patch), the one-pass routine on the vector table, exact for any
+    # requantisation (line 0 there). Helium's cores copy windows of rows up to SHORT_DSP bytes
+    # to the patch for it; longer rows are cheaper read in place by the two-pass routine.
+    # Cortex-M55 (bench.py --board mps3-an547 --layers): image_example1's first layer (3 bytes a
+    # row) 3.01 -> 2.55 instructions per MAC; VWW's (9 bytes a row) would go 1.23 -> 1.92.
     whole_steps = dims["k_h"] * dims["k_w"] == 1 or dims["k_w"] * in_c % 16 == 0
-    mve16 = mve and (whole_steps or dsp_reads == PATCH)
+    mve_mode = dsp_reads
+    if mve and not whole_steps and dims["k_w"] * in_c <= SHORT_DSP and depth <= PATCH_MAX:
+        mve_mode = PATCH
+        if mve_mode != dsp_reads:
+            params["mode"] = ByTarget(mode, dsp_reads, PATCH)
+    mve16 = mve and (whole_steps or mve_mode == PATCH)
     if mve16:
         mve_weights = ConstArray("int8_t", quads16(padded, blocks, depth))
         relu = "_relu" if act[0] >= out.zero_point else ""
@@ -348,7 +354,7 @@ def lower_fast(
         params,
         [TensorArg(inp.index), TensorArg(out.index, writable=True)],
         macs=dims["batches"] * dims["out_h"] * dims["out_w"] * out_c * depth,
-        inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, {mode, dsp_reads}),),
+        inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, {mode, dsp_reads, mve_mode}),),
         reverse_param="d.reverse",
     )
 
