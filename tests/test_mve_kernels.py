@@ -334,13 +334,16 @@ def pool_model(
 
 
 # name: model bytes, for Helium's AVERAGE_POOL_2D and MAX_POOL_2D: chunks of 16 channels and a
-# last one of 4 (predicated loads and stores), windows clipped by the padding (other counts),
-# a global pool over 125 cells as KWS's, and RELU6 clamping inside int8 (output scale 0.05: 6.0
-# is 117 over -3).
+# last one of 4 (predicated loads and stores), windows clipped by the padding (other counts, so
+# other reciprocals), a global pool over 125 cells as KWS's, and RELU6 clamping inside int8
+# (output scale 0.05: 6.0 is 117 over -3).
 MAX = tb.OPS.MAX_POOL_2D
 POOL_CASES = {
     "avg_3x3_s2_c36": lambda: pool_model(36, (7, 6), 3, 2),
     "avg_global_c24_relu6": lambda: pool_model(24, (25, 5), 25, 25, tb.ACT.RELU6),
+    # Over 4096 cells (the scalar division) and one cell (no division), in chunks of 4 and 20.
+    "avg_global_c4_4225": lambda: pool_model(4, (65, 65), 65, 65),
+    "avg_1x1_s2_c20": lambda: pool_model(20, (5, 6), 1, 2),
     "max_2x2_s2_c20": lambda: pool_model(20, (7, 6), 2, 2, out_q=(0.05, -3), op=MAX),
     "max_3x3_s2_c36_relu6": lambda: pool_model(36, (7, 6), 3, 2, tb.ACT.RELU6, op=MAX),
 }

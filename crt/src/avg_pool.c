@@ -74,11 +74,32 @@ static inline void tinyaot_avg_pool_q(const struct tinyaot_pool_s8_params *p, co
 
 #if TINYAOT_MVE_KERNELS
 /*
+ * tinyaot_avg_round of four sums at once, for a window of count cells whose reciprocal is
+ * recip = ceil(2^32 / count): Helium has no integer division. With n = |acc| + count / 2 the
+ * quotient is floor(n / count) with acc's sign, and n * recip / 2^32 exceeds n / count by less
+ * than n / 2^32, which stays under 1 / count (the gap from n / count to the next integer) while
+ * n * count < 2^32: int8 sums give n <= 128.5 * count, so every count up to
+ * TINYAOT_AVG_RECIP_MAX.
+ */
+#define TINYAOT_AVG_RECIP_MAX 4096
+
+static inline int32x4_t tinyaot_avg_round4(int32x4_t acc, int32_t count, uint32_t recip)
+{
+	const uint32x4_t n = vreinterpretq_u32_s32(vaddq_n_s32(vabsq_s32(acc), count / 2));
+	const int32x4_t q = vreinterpretq_s32_u32(vmulhq_u32(n, vdupq_n_u32(recip)));
+	const int32x4_t sign = vshrq_n_s32(acc, 31);
+
+	return vsubq_s32(veorq_s32(q, sign), sign);
+}
+
+/*
  * int8 with Helium: per output pixel, 16 channels at a time, each window cell four widening
  * VLDRB (the last chunk's lanes past the channels predicated off, so nothing past them is read)
- * and four VADD into int32 lanes; then each channel's rounded division as above. Each read
- * comes no later and each write no earlier than in the portable loop's order (the chunk's
- * outputs are written after all its sums), so the planner's overlap gaps hold.
+ * and four VADD into int32 lanes; then each channel's rounded division, four lanes at a time by
+ * the window's reciprocal (one cell: the sum itself; over TINYAOT_AVG_RECIP_MAX cells the
+ * scalar division). Each read comes no later and each write no earlier than in the portable
+ * loop's order (the chunk's outputs are written after all its sums), so the planner's overlap
+ * gaps hold.
  */
 static void tinyaot_avg_pool_s8_mve(const struct tinyaot_pool_s8_params *p, const int8_t *input,
 				    int8_t *output)
@@ -86,6 +107,11 @@ static void tinyaot_avg_pool_s8_mve(const struct tinyaot_pool_s8_params *p, cons
 	const struct tinyaot_pool_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
 	const int32_t chunks = (d->channels + 15) / 16;
+	const int32x4_t lo = vdupq_n_s32(p->act_min);
+	const int32x4_t hi = vdupq_n_s32(p->act_max);
+	/* The reciprocal of the last window's count: it changes only where the padding clips. */
+	int32_t recip_count = 0;
+	uint32_t recip = 0;
 
 	for (int32_t i = 0; i < pixels; i++) {
 		int32_t b, oy, ox, y0, y1, x0, x1;
@@ -94,13 +120,19 @@ static void tinyaot_avg_pool_s8_mve(const struct tinyaot_pool_s8_params *p, cons
 
 		tinyaot_pool_window(d, oy, ox, &y0, &y1, &x0, &x1);
 		const int32_t count = (y1 - y0) * (x1 - x0);
+		const int32_t vector = count > 1 && count <= TINYAOT_AVG_RECIP_MAX;
 
+		if (vector && count != recip_count) {
+			recip_count = count;
+			recip = (uint32_t)((((uint64_t)1 << 32) + (uint64_t)count - 1) /
+					   (uint64_t)count);
+		}
 		for (int32_t t = 0; t < chunks; t++) {
 			const int32_t c = 16 * (d->reverse ? chunks - 1 - t : t);
 			const int32_t n = d->channels - c < 16 ? d->channels - c : 16;
+			int8_t *const out = output + pix * d->channels + c;
 			mve_pred16_t live[4];
 			int32x4_t s[4];
-			int32_t sums[16];
 
 			for (int32_t k = 0; k < 4; k++) {
 				live[k] = vctp32q((uint32_t)(n > 4 * k ? n - 4 * k : 0));
@@ -116,14 +148,26 @@ static void tinyaot_avg_pool_s8_mve(const struct tinyaot_pool_s8_params *p, cons
 					}
 				}
 			}
+			if (vector || count == 1) {
+				for (int32_t k = 0; k < 4; k++) {
+					const int32x4_t v =
+						vector ? tinyaot_avg_round4(s[k], count, recip)
+						       : s[k];
+
+					vstrbq_p_s32(out + 4 * k, vmaxq_s32(vminq_s32(v, hi), lo),
+						     live[k]);
+				}
+				continue;
+			}
+			int32_t sums[16];
+
 			for (int32_t k = 0; k < 4; k++) {
 				vst1q_s32(&sums[4 * k], s[k]);
 			}
 			for (int32_t k = 0; k < n; k++) {
 				const int32_t v = tinyaot_avg_round(sums[k], count);
 
-				output[pix * d->channels + c + k] =
-					(int8_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
+				out[k] = (int8_t)tinyaot_clamp_i32(v, p->act_min, p->act_max);
 			}
 		}
 	}
