@@ -7,9 +7,9 @@ channels a position elsewhere), windows copied to the patch or read row by row, 
 output channels that do not fill a block, depth multipliers (four channels a tap, or one), and
 FULLY_CONNECTED as a 1x1 convolution. Each runs as compiled and with its output moved onto its
 input at the overlap gap, forward and in reverse (test_fast_kernels.compiled), on the host (the
-portable C) and on the emulated Cortex-M3 and Cortex-M4 (SMLAD on the pairs); inputs are random
-and at both ends of int16. A layer whose sums could leave int32 keeps TFLite Micro's int64
-kernel.
+portable C) and on the emulated Cortex-M3, Cortex-M4 (SMLAD on the pairs) and Cortex-M55
+(VMLADAVA.S16 on each channel's weights in a row); inputs are random and at both ends of int16.
+A layer whose sums could leave int32 keeps TFLite Micro's int64 kernel.
 """
 
 from __future__ import annotations
@@ -131,7 +131,7 @@ def test_reference_kernels_match_tflm(name, models, tmp_path, monkeypatch):
 
 
 @pytest.mark.skipif(bool(m3.missing_tools()), reason="needs arm-none-eabi-gcc and qemu")
-@pytest.mark.parametrize("board", ["mps2-an385", "mps2-an386"])
+@pytest.mark.parametrize("board", ["mps2-an385", "mps2-an386", "mps3-an547"])
 def test_cortex_m_matches_tflm(models, tmp_path, board):
-    """Every case and placement on the emulated Cortex-M3 and Cortex-M4 at -O2."""
+    """Every case and placement on the emulated Cortex-M3, Cortex-M4 and Cortex-M55 at -O2."""
     assert cortex_m_failures(models, tmp_path, board, inputs_for) == []

@@ -6,6 +6,10 @@
 #include <tinyaot/fixedpoint.h>
 #include <tinyaot/isa.h>
 
+#if TINYAOT_MVE_KERNELS
+#include <arm_mve.h>
+#endif
+
 /* The four sums of a block; a struct returned by value stays in registers. */
 struct tinyaot_s16_sums {
 	int32_t a0, a1, a2, a3;
@@ -59,6 +63,29 @@ tinyaot_s16_run_pairs(struct tinyaot_s16_sums s, const int8_t *w, const int16_t 
 	}
 	return s;
 }
+
+#if TINYAOT_MVE_KERNELS
+/* A run of n inputs with Helium, on each channel's weights in a row, depth bytes apart (the
+ * layout the compiler writes there): per 8 inputs one load of them, and per channel a widening
+ * load of its weights and a VMLADAVA.S16 (8 products into the int32 sum); the last n % 8 under
+ * a predicate, which reads nothing past them and gives zeros.
+ */
+static inline struct tinyaot_s16_sums tinyaot_s16_run_mve(struct tinyaot_s16_sums s,
+							  const int8_t *w, int32_t depth,
+							  const int16_t *x, int32_t n)
+{
+	for (; n > 0; n -= 8, x += 8, w += 8) {
+		const mve_pred16_t live = vctp16q((uint32_t)n);
+		const int16x8_t v = vldrhq_z_s16(x, live);
+
+		s.a0 = vmladavaq_s16(s.a0, v, vldrbq_z_s16(w, live));
+		s.a1 = vmladavaq_s16(s.a1, v, vldrbq_z_s16(w + depth, live));
+		s.a2 = vmladavaq_s16(s.a2, v, vldrbq_z_s16(w + 2 * depth, live));
+		s.a3 = vmladavaq_s16(s.a3, v, vldrbq_z_s16(w + 3 * depth, live));
+	}
+	return s;
+}
+#endif
 
 /* TFLite Micro's requantisation of channel oc's sum, clamped. */
 static inline int16_t tinyaot_s16_out(const struct tinyaot_conv_fast_s16_params *p, int32_t acc,
@@ -115,11 +142,19 @@ void tinyaot_conv_fast_s16(const struct tinyaot_conv_fast_s16_params *p, const i
 
 		for (int32_t j = 0; j < blocks; j++) {
 			const int32_t b = d->reverse ? blocks - 1 - j : j;
-			const int8_t *wb =
-				p->weights + 4 * (b * depth + w.ky * k_row + w.kx * d->in_c);
 			const int32_t *bias = p->bias + 4 * b;
 			struct tinyaot_s16_sums s = {bias[0], bias[1], bias[2], bias[3]};
 			int16_t *o = out + 4 * b;
+#if TINYAOT_MVE_KERNELS
+			const int8_t *wb =
+				p->weights + 4 * b * depth + w.ky * k_row + w.kx * d->in_c;
+
+			for (int32_t r = 0; r < w.rows; r++) {
+				s = tinyaot_s16_run_mve(s, wb + r * k_row, depth, in + r * row, n);
+			}
+#else
+			const int8_t *wb =
+				p->weights + 4 * (b * depth + w.ky * k_row + w.kx * d->in_c);
 
 			for (int32_t r = 0; r < w.rows; r++) {
 				s = p->pairs ? tinyaot_s16_run_pairs(s, wb + 4 * r * k_row,
@@ -127,6 +162,7 @@ void tinyaot_conv_fast_s16(const struct tinyaot_conv_fast_s16_params *p, const i
 					     : tinyaot_s16_run(s, wb + 4 * r * k_row, in + r * row,
 							       n);
 			}
+#endif
 			if (d->out_c - 4 * b >= 4) {
 				o[0] = tinyaot_s16_out(p, s.a0, 4 * b);
 				o[1] = tinyaot_s16_out(p, s.a1, 4 * b + 1);

@@ -4,11 +4,12 @@
  * each); where no partial sum of a channel, its bias included, can leave int32 whatever the
  * inputs (the compiler checks it with the weights: the bias plus 32768 times the sum of their
  * magnitudes), the same sum is taken in int32, starting from the bias: by MLA, or on cores with
- * the DSP extension by SMLAD, two inputs (one word) and two weights at once. The requantisation
- * is TFLite Micro's: with int32_sum its int32 MultiplyByQuantizedMultiplier, else its int64 one
- * on that int32 sum, (x * m + 2^(t - 1)) >> t with the multiplier m rounded to 16 bits and the
- * total shift t precomputed, 1 to 31 (the compiler checks it): one SMLAL, and the shift of the
- * low word with the high word's bits shifted in.
+ * the DSP extension by SMLAD, two inputs (one word) and two weights at once, with Helium by
+ * VMLADAVA.S16, eight inputs and weights at once. The requantisation is TFLite Micro's: with
+ * int32_sum its int32 MultiplyByQuantizedMultiplier, else its int64 one on that int32 sum,
+ * (x * m + 2^(t - 1)) >> t with the multiplier m rounded to 16 bits and the total shift t
+ * precomputed, 1 to 31 (the compiler checks it): one SMLAL, and the shift of the low word with
+ * the high word's bits shifted in.
  *
  * Output channels go four at a time, a block, each input read once for the four; the compiler
  * writes the weights per block in the order the loop reads them. Elements are produced pixel by
@@ -36,7 +37,8 @@ struct tinyaot_conv_fast_s16_params {
 	 * pairs = 1 (every run starts on an even position and is of even length: in_c even, or
 	 * the whole window one run of the patch), per two positions k, k + 1 the words (c0[k],
 	 * c1[k], c0[k + 1], c1[k + 1]) and (c2[k], c3[k], c2[k + 1], c3[k + 1]), which SXTB16
-	 * splits into the channels' halfword pairs for SMLAD.
+	 * splits into the channels' halfword pairs for SMLAD. Where TINYAOT_MVE_KERNELS, per block
+	 * each channel's window positions in a row instead, for VMLADAVA.S16.
 	 */
 	const int8_t *weights;
 	int32_t pairs;

@@ -161,9 +161,13 @@ def lower_fast_s16(
         layout = quads.reshape(-1)
     else:
         layout = padded.transpose(0, 2, 1).reshape(-1)
+    default = ConstArray("int8_t", layout.astype(np.int8))
     params = {
         **s16,
-        "weights": ConstArray("int8_t", layout.astype(np.int8)),
+        # Helium's path reads each channel's weights in a row (VMLADAVA.S16 over 8 inputs).
+        "weights": ByTarget(
+            default, default, ConstArray("int8_t", padded.reshape(-1).astype(np.int8))
+        ),
         "pairs": pairs,
         "patch": patch,
         "bias": ConstArray("int32_t", fast.padded(bias, 4 * blocks).astype(np.int32)),
