@@ -86,6 +86,7 @@
 	bne 1b
 .endm
 
+#include "pairs_mve.inc"
 #include "requant_mve.inc"
 
 /* Clamps q4 to [r6, r7] and stores the lanes of predicate r4 as bytes at \out. */
@@ -109,11 +110,7 @@ tinyaot_conv_mve_blocks:
 	push {r4-r11, lr}
 	vpush {d8-d15}
 	sub sp, sp, #F_SIZE
-	str r0, [sp, #F_JOB]
-	str r1, [sp, #F_RUN]
-	strd r2, r3, [sp, #F_PAIR_A]
-	ldr r4, [r0, #TINYAOT_PAIR_JOB_PAIRS]
-	str r4, [sp, #F_PAIRS]
+	pairs_enter
 	ldr r4, [r0, #TINYAOT_PAIR_JOB_RUN]
 	ldr r5, [r0, #TINYAOT_PAIR_JOB_RUNS_END]
 	sub r5, r5, r4
@@ -226,25 +223,7 @@ tinyaot_conv_mve_blocks:
 	subs r1, r1, #1
 	str r1, [sp, #F_LEFT]
 	bne .Lblock
-	/* The next pair: every run pointer pair_step bytes on, the outputs pair_out. */
-	ldr r4, [sp, #F_PAIRS]
-	subs r4, r4, #1
-	beq 9f
-	str r4, [sp, #F_PAIRS]
-	ldr r5, [r0, #TINYAOT_PAIR_JOB_PAIR_STEP]
-	ldr r8, [sp, #F_RUN]
-8:
-	ldr r6, [r8]
-	add r6, r6, r5
-	str r6, [r8], #4
-	cmp r8, r9
-	bne 8b
-	ldr r6, [r0, #TINYAOT_PAIR_JOB_PAIR_OUT]
-	ldrd r2, r3, [sp, #F_PAIR_A]
-	add r2, r2, r6
-	add r3, r3, r6
-	strd r2, r3, [sp, #F_PAIR_A]
-	b .Lpair
+	next_pair .Lpair, 9f, r8, r9
 9:
 	add sp, sp, #F_SIZE
 	vpop {d8-d15}

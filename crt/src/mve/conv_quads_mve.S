@@ -52,6 +52,8 @@
 #define F_PAIR_B  52
 #define F_SIZE    56
 
+#include "pairs_mve.inc"
+
 /* Four channels' weights (q2, q3 in turn, from r5 on) into the sums of pixels a (q0) and b
  * (q1).
  */
@@ -117,11 +119,7 @@
 	push {r4-r11, lr}
 	vpush {d8-d15}
 	sub sp, sp, #F_SIZE
-	str r0, [sp, #F_JOB]
-	str r1, [sp, #F_RUN]
-	strd r2, r3, [sp, #F_PAIR_A]
-	ldr r4, [r0, #TINYAOT_PAIR_JOB_PAIRS]
-	str r4, [sp, #F_PAIRS]
+	pairs_enter
 	ldr r4, [r0, #TINYAOT_PAIR_JOB_RUN]
 	ldr r5, [r0, #TINYAOT_PAIR_JOB_RUNS_END]
 	sub r5, r5, r4
@@ -231,26 +229,8 @@
 	str r7, [sp, #F_W]
 	b 1b
 8:
-	/* The next pair: every run pointer pair_step bytes on, the outputs pair_out. */
-	ldr r4, [sp, #F_PAIRS]
-	subs r4, r4, #1
-	beq 10f
-	str r4, [sp, #F_PAIRS]
-	ldr r5, [r0, #TINYAOT_PAIR_JOB_PAIR_STEP]
-	ldr r9, [sp, #F_RUN]
 	ldr r11, [sp, #F_RUN_END]
-11:
-	ldr r6, [r9]
-	add r6, r6, r5
-	str r6, [r9], #4
-	cmp r9, r11
-	bne 11b
-	ldr r6, [r0, #TINYAOT_PAIR_JOB_PAIR_OUT]
-	ldrd r2, r3, [sp, #F_PAIR_A]
-	add r2, r2, r6
-	add r3, r3, r6
-	strd r2, r3, [sp, #F_PAIR_A]
-	b 9b
+	next_pair 9b, 10f, r9, r11
 10:
 	add sp, sp, #F_SIZE
 	vpop {d8-d15}
