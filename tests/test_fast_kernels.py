@@ -780,8 +780,10 @@ def test_dw_groups(models):
         assert (params["group"], got_tail) == (group, tail), name
         if tail is not None:
             dsp = tail.replace("tinyaot_dw3x3_", "tinyaot_dw3x3_dsp_")
-            # Helium's routine takes any width: one per stride and records.
-            mve = "tinyaot_dw3x3_mve_" + tail.removeprefix("tinyaot_dw3x3_").rsplit("_n")[0]
+            # Helium's routine takes any width: one per stride, _relu where the line records
+            # are (a ReLU whose zero point is -128).
+            kind = tail.removeprefix("tinyaot_dw3x3_").rsplit("_n")[0].replace("line_", "relu_")
+            mve = "tinyaot_dw3x3_mve_" + kind
             want = ByTarget(Routine(tail), Routine(dsp), Routine(mve))
             assert params["tail"] == want, name
 
