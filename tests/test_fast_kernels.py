@@ -23,14 +23,14 @@ import pytest
 import tensorflow as tf
 import tflite_builder as tb
 import tfmodels
-from harness import split_outputs
+from harness import REPO, split_outputs
 from host import runner as host
 from reference import MODELS as SHARED
 from reference import Reference
 from tinyaot import codegen, fast, frontend, inplace, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
 from tinyaot.lowering import ByTarget, Routine
-from tinyaot.ops.conv_2d import MVE_MIN_DEPTH, PATCH, ROWS
+from tinyaot.ops.conv_2d import DSP16_DEPTH, MVE_MIN_DEPTH, PATCH, ROWS
 from tinyaot.ops.depthwise_conv_2d import dw3x3_dsp_records
 
 sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
@@ -79,6 +79,10 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_1x1_odd_k3": (conv(4, (1, 1), 1, "same"), [1, 5, 3, 3], CONV),
     # Three input channels: whole windows read in place, clipped ones copied.
     "conv_3x3_c3": (conv(8, (3, 3), 1, "same"), [1, 7, 6, 3], CONV),
+    # Windows that are not whole words, with MACs enough per pixel (conv_2d.PAD4_MIN_MACS): on
+    # DSP cores the patch, read padded to 28 and 64 inputs; the second a partial block.
+    "conv_3x3_c3_oc16": (conv(16, (3, 3), 1, "same"), [1, 7, 6, 3], CONV),
+    "conv_3x3_c7_oc10": (conv(10, (3, 3), 1, "same"), [1, 6, 5, 7], CONV),
     # Output channels not a multiple of four: the highest block is the last four channels,
     # stored two bytes early (tinyaot_conv_pairs_part).
     "conv_3x3_s2_oc6": (conv(6, (3, 3), 2, "same"), [1, 9, 9, 16], CONV),
@@ -486,11 +490,22 @@ def helium_pairs(params: dict, path: Path) -> Routine | None:
     return Routine("tinyaot_conv_pairs_mve")
 
 
+def dsp_pairs(d: dict[str, int], part: str = "") -> Routine:
+    """The DSP routine for d's window: tinyaot_conv_pairs_dsp16 (a pair's inputs widened once)
+    up to conv_2d.DSP16_DEPTH inputs, else tinyaot_conv_pairs_dsp; part "_part" or ""."""
+    wide = "16" if d["k_h"] * d["k_w"] * d["in_c"] <= DSP16_DEPTH else ""
+    return Routine(f"tinyaot_conv_pairs_dsp{wide}{part}")
+
+
 def test_dsp_layout_where_runs_allow(models):
     """Convolutions whose runs are all multiples of 4 bytes get the DSP routine's weights where
     TINYAOT_DSP_KERNELS: the same weights, per block, half, four inputs and channel; a partial
-    block takes tinyaot_conv_pairs_dsp_part. Helium's routine for all: none is shallower than
-    conv_2d.MVE_MIN_DEPTH (tests/test_mve_kernels.py has one that is)."""
+    block takes the _part routine; windows of up to conv_2d.DSP16_DEPTH inputs the routine that
+    widens a pair's inputs once, deeper ones the other (both among these cases). Other windows
+    of up to DSP16_DEPTH inputs take it on the patch, their weights padded with zeros to a
+    multiple of 4 (block_bytes says so on DSP cores). Helium's routine for all: none is
+    shallower than conv_2d.MVE_MIN_DEPTH (tests/test_mve_kernels.py has one that is)."""
+    seen = set()
     want = {
         "conv_1x1": True,
         "conv_1x1_c12": True,
@@ -500,7 +515,9 @@ def test_dsp_layout_where_runs_allow(models):
         "conv_5x5": True,
         "conv_10x4_s2_c1": True,  # one input channel, but the patch is 40 bytes
         "conv_10x8_s2_c1": True,  # the patch where the DSP kernels are built
-        "conv_3x3_c3": False,  # rows of 9 bytes
+        "conv_3x3_c3": False,  # rows of 9 bytes, 216 MACs a pixel: the MLA routine
+        "conv_3x3_c3_oc16": True,  # 432: the patch, 27 inputs read as 28
+        "conv_3x3_c7_oc10": True,  # 630: 63 read as 64, a partial block
     }
     for name, dsp in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
@@ -517,15 +534,31 @@ def test_dsp_layout_where_runs_allow(models):
         d = params["d"]
         part = "_part" if d["out_c"] % 4 else ""
         pairs = Routine(f"tinyaot_conv_pairs{part}")
-        want = ByTarget(pairs, Routine(f"tinyaot_conv_pairs_dsp{part}"), mve)
+        want = ByTarget(pairs, dsp_pairs(d, part), mve)
         assert params["pairs"] == want, name
+        seen.add(want.dsp.name.removesuffix("_part"))
         depth = d["k_h"] * d["k_w"] * d["in_c"]
+        depth4 = (depth + 3) // 4 * 4
         blocks = (d["out_c"] + 3) // 4
         # The default layout: per block, per input, the block's four channels.
         plain = params["weights"].default.values.reshape(blocks, depth, 4)
-        layout = params["weights"].dsp.values.reshape(blocks, 2, depth // 4, 2, 4)
+        plain = np.pad(plain, ((0, 0), (0, depth4 - depth), (0, 0)))
+        layout = params["weights"].dsp.values.reshape(blocks, 2, depth4 // 4, 2, 4)
         for b, h, g, ch, k in np.ndindex(layout.shape):
             assert layout[b, h, g, ch, k] == plain[b, 4 * g + k, 2 * h + ch], name
+        if depth4 > depth:
+            assert params["block_bytes"] == ByTarget(4 * depth, 4 * depth4, 4 * depth), name
+            assert params["mode"].dsp == PATCH, name
+        else:
+            assert params["block_bytes"] == 4 * depth, name
+    assert seen == {"tinyaot_conv_pairs_dsp", "tinyaot_conv_pairs_dsp16"}
+
+
+def test_dsp16_depth_is_the_runtimes():
+    """The compiler's limit for the routine that widens a pair's inputs is the one its stack
+    buffer is sized by."""
+    header = (REPO / "crt/include/tinyaot/asm_layout.h").read_text()
+    assert f"#define TINYAOT_CONV_DSP16_DEPTH {DSP16_DEPTH}\n" in header
 
 
 def test_clamped_cases_clamp(models):
@@ -548,16 +581,20 @@ def test_clamped_cases_clamp(models):
     part = Routine("tinyaot_conv_pairs_part")
     c8 = compile_graph(frontend.load(models["conv_relu6_c8"]), Options(name="m"), "c8")
     mve = helium_pairs(c8.steps[-1].call.params, models["conv_relu6_c8"])
+    # name: the Thumb-2 routine, the DSP routine's suffix, Helium's routine, the pixel routine
     want = {
         "conv_relu6_c8": (
-            ByTarget(Routine("tinyaot_conv_pairs"), Routine("tinyaot_conv_pairs_dsp"), mve),
+            Routine("tinyaot_conv_pairs"),
+            "",
+            mve,
             ByTarget(Routine("tinyaot_conv_single"), None, None),
         ),
-        "conv_relu6_c6": (ByTarget(part, Routine("tinyaot_conv_pairs_dsp_part"), None), None),
+        "conv_relu6_c6": (part, "_part", None, None),
     }
-    for name, (pairs, single) in want.items():
+    for name, (thumb2, dsp_part, on_mve, single) in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
+        pairs = ByTarget(thumb2, dsp_pairs(params["d"], dsp_part), on_mve)
         assert (params["act_min"], params["act_max"]) == (-1, 119), name
         assert (params["pairs"], params["single"], params["clamp_after"]) == (pairs, single, 1)
 
@@ -567,11 +604,14 @@ def test_short_rows_read_in_place(models):
     read the patch (whole words, whole blocks) and they are SHORT_DSP bytes or fewer: then the
     patch where the DSP kernels are built, and on every target over an odd output width (a job
     per pair); on Helium rows of SHORT_DSP bytes or fewer go to the patch (its one-pass routine
-    reads one run); the overlap rule holds for both modes."""
+    reads one run). Windows that are not whole words, with MACs enough per pixel, go to the
+    patch where the DSP kernels are built (read padded), Helium's rows of more than SHORT_DSP
+    bytes staying in place. The overlap rule holds for every mode."""
     both = ByTarget(ROWS, PATCH)
     helium = ByTarget(ROWS, ROWS, PATCH)
     want = {"conv_3x3_c1": helium, "conv_5x5_s2_c1": helium, "conv_10x4_s2_c1": PATCH}
     want |= {"dw_c1_mult8": PATCH, "conv_3x3_c3": ROWS, "conv_10x8_s2_c1": both}
+    want |= {"conv_3x3_c3_oc16": ByTarget(ROWS, PATCH, ROWS)}
     for name, mode in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         call = c.steps[-1].call
@@ -586,7 +626,7 @@ def test_short_rows_read_in_place(models):
 
 def test_partial_blocks(models):
     """Over four channels not a multiple of 4, the highest block holds the last four and the
-    _part routines run (on DSP cores tinyaot_conv_pairs_dsp_part, whose runs all allow it);
+    _part routines run (on DSP cores the DSP routines' _part, whose runs all allow it);
     the shift-1 case has one_sided's words (e - 1 = 0, c = 3 * 2^30). On Helium
     tinyaot_conv_pairs_mve."""
     want = {
@@ -600,7 +640,7 @@ def test_partial_blocks(models):
         params = c.steps[-1].call.params
         mve = helium_pairs(params, models[name])
         assert mve is not None, name
-        pairs = ByTarget(Routine(routine), Routine("tinyaot_conv_pairs_dsp_part"), mve)
+        pairs = ByTarget(Routine(routine), dsp_pairs(params["d"], "_part"), mve)
         assert params["pairs"] == pairs and params["single"] is None, name
         out_c = params["d"]["out_c"]
         np.testing.assert_array_equal(

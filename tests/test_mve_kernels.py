@@ -407,7 +407,7 @@ def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
         params = call.params
         if name == "conv_1x1_c4_oc8":
             assert params["pairs"].mve is None and params["weights"].mve is None
-            assert params["pairs"].dsp == Routine("tinyaot_conv_pairs_dsp")
+            assert params["pairs"].dsp == Routine("tinyaot_conv_pairs_dsp16")
             continue
         assert params["single"] is None or params["single"].mve is None, name
         model = frontend.load(models[name])

@@ -418,8 +418,8 @@ static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, con
 	/* Blocks go last to first in reverse, starting from the last block's channel. */
 	const int32_t first = d->reverse ? 4 * (blocks - 1) : 0;
 
-	job.weights = p->weights + first * depth;
-	job.weights_step = d->reverse ? -8 * depth : 0;
+	job.weights = p->weights + first / 4 * p->block_bytes;
+	job.weights_step = d->reverse ? -2 * p->block_bytes : 0;
 	const int32_t table = p->line ? TINYAOT_CONV_FAST_LINE_TABLE : TINYAOT_CONV_FAST_TABLE;
 
 	job.line = p->line;

@@ -32,6 +32,12 @@
 #define TINYAOT_PAIR_JOB_HIGH         72
 #define TINYAOT_PAIR_JOB_BACK         76
 
+/* The deepest window (k_h * k_w * in_c) tinyaot_conv_pairs_dsp16 takes: its frame holds a
+ * pair's inputs widened to int16, 4 bytes per input. scripts/tinyaot/ops/conv_2d.py's
+ * DSP16_DEPTH is the same.
+ */
+#define TINYAOT_CONV_DSP16_DEPTH 128
+
 /* struct dw_group of crt/src/dwconv_fast.c, its struct dw_cols k first (the staging loads
  * zp4 to words with one LDM, the chunk loop the three rows with another).
  */

@@ -59,7 +59,8 @@ enum tinyaot_conv_fast_mode {
  *                           for line tables);
  *   tinyaot_conv_pairs_dsp  the same where TINYAOT_DSP_KERNELS, with the weights in its layout
  *                           (tinyaot_conv_pairs_dsp_part: out_c over 4 not a multiple of 4,
- *                           as tinyaot_conv_pairs_part);
+ *                           as tinyaot_conv_pairs_part; tinyaot_conv_pairs_dsp16 and _part
+ *                           for windows of up to TINYAOT_CONV_DSP16_DEPTH inputs);
  *   tinyaot_conv_pairs_part the clamp of int8 and out_c over 4 not a multiple of 4 (the highest
  *                           block repeats channels of the one below, see `back`): the same
  *                           assembly, with the highest block's outputs moved
@@ -90,6 +91,12 @@ tinyaot_pair_fn tinyaot_conv_single_line;
 #if TINYAOT_DSP_KERNELS
 tinyaot_pair_fn tinyaot_conv_pairs_dsp;
 tinyaot_pair_fn tinyaot_conv_pairs_dsp_part;
+/* The same for windows of at most TINYAOT_CONV_DSP16_DEPTH inputs (tinyaot/asm_layout.h), the
+ * same weights: a pair's inputs widened once for all its blocks, in a stack buffer of 4 bytes
+ * per input.
+ */
+tinyaot_pair_fn tinyaot_conv_pairs_dsp16;
+tinyaot_pair_fn tinyaot_conv_pairs_dsp16_part;
 #endif
 #if TINYAOT_MVE_KERNELS
 /* Any job, with Helium (crt/src/mve/conv_mve.c), the weights in its layout. */
@@ -115,6 +122,10 @@ struct tinyaot_conv_fast_params {
 	 * out_c are zero.
 	 */
 	const int8_t *weights;
+	/* Bytes of weights per block: 4 * k_h * k_w * in_c, but for a window of a depth not a
+	 * multiple of 4 in tinyaot_conv_pairs_dsp16's layout, which pads it to one with zeros.
+	 */
+	int32_t block_bytes;
 	/* Per block (TINYAOT_CONV_FAST_TABLE words): the four channels' bias + input offset * sum
 	 * of weights, then their mult, high, shift and c for tinyaot_requant_c() (the blocks'
 	 * channels as the weights have them, channels past out_c zero). With line = 1

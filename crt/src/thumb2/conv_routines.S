@@ -261,7 +261,7 @@
 /* After the requantisation, the next block, the next pair or the return: rev and fwd
  * name the two ways on, block the block's start.
  */
-.macro pair_tail rev, fwd, block, frame
+.macro pair_tail rev, fwd, block, frame, pair
 	\rev:
 	ldr ip, [sp, #pair_tback]
 	add r0, r0, ip
@@ -295,7 +295,11 @@
 	add r4, r4, r6
 	stm r8, {r0-r4}
 	stm sp, {r0-r2}
+	.ifb \pair
 	b \block
+	.else
+	b \pair
+	.endif
 8:
 	add sp, sp, #\frame
 	pop {r4-r11, pc}
@@ -461,6 +465,80 @@ tinyaot_conv_pairs_body:
 	smlad r7, r9, r10, r7
 	smlad r7, ip, lr, r7
 .endm
+/* The DSP bodies' entry: the requantisation for the job's table (ip for tinyaot_requant_c()
+ * tables, r1 for line tables), then the frame.
+ */
+.macro dsp_enter frame
+	ldr r2, [r0, #TINYAOT_PAIR_JOB_LINE]
+	cbz r2, 1f
+	mov ip, r1
+1:
+	pair_enter \frame, 1
+.endm
+/* Where a half of 4q + n steps (n in 0-3) enters the four-step loop s0-s3: at step (4 - n)
+ * mod 4; where a block goes after its requantisation: fwd, or rev where table_step (r7) is
+ * negative; then the first block's table (r0) and weights (r3).
+ */
+.macro dsp_entries n, s0, s1, s2, s3, fwd, rev
+	adr r4, \s0
+	cmp \n, #1
+	it eq
+	adreq r4, \s3
+	cmp \n, #2
+	it eq
+	adreq r4, \s2
+	cmp \n, #3
+	it eq
+	adreq r4, \s1
+	orr r4, r4, #1
+	str r4, [sp, #pair_entry]
+	adr r4, \fwd
+	cmp r7, #0
+	it lt
+	adrlt r4, \rev
+	orr r4, r4, #1
+	str r4, [sp, #pair_adj]
+	mov r0, r6
+	ldr r3, [sp, #pair_w0]
+.endm
+/* A half is done, r4-r7 its accumulators: after the first, keep them and start the second
+ * at \second with its two biases in r4 and r5; after both, the eight accumulators where
+ * pair_requant wants them, and the requantisation.
+ */
+.macro dsp_halves second
+	ldr r0, [sp, #dsp_half]
+	cbnz r0, 3f
+	add r0, sp, #dsp_acc
+	stm r0, {r4-r7}
+	movs r0, #1
+	str r0, [sp, #dsp_half]
+	ldr r0, [sp, #pair_t]
+	ldrd r4, r5, [r0, #8]
+	b \second
+3:
+	movs r0, #0
+	str r0, [sp, #dsp_half]
+	mov r10, r6
+	mov r11, r7
+	mov r6, r4
+	mov r7, r5
+	add r0, sp, #dsp_acc
+	ldm r0, {r4, r5, r8, r9}
+	ldr pc, [sp, #pair_req]
+.endm
+/* A global routine entering body with the addresses of its two requantisations. */
+.macro dsp_entry name, part, body
+	routine_begin \name
+	adr ip, 1f
+	adr r1, 2f
+	b \body
+1:
+	pair_finish \part
+2:
+	pair_finish_line \part
+	.size \name, .-\name
+	.popsection
+.endm
 	.pushsection .text.tinyaot_conv_pairs_dsp_body,"ax",%progbits
 	.syntax unified
 	.thumb
@@ -468,44 +546,22 @@ tinyaot_conv_pairs_body:
 	.type tinyaot_conv_pairs_dsp_body, %function
 tinyaot_conv_pairs_dsp_body:
 .Ldsp_body:
-	ldr r2, [r0, #TINYAOT_PAIR_JOB_LINE]
-	cbz r2, 1f
-	mov ip, r1
-1:
-	pair_enter dsp_frame, 1
+	dsp_enter dsp_frame
 	str r3, [sp, #pair_len]
 	movs r4, #0
 	str r4, [sp, #dsp_half]
 	pair_set dsp_after, .Ldsp_half
 	pair_runs .Ldsp_single, dsp_after, .Ldsp_multi, .Ldsp_next
 
-/* A run of 16q + 4r bytes enters the four-step loop at step (4 - r) mod 4. */
+/* A run of 16q + 4r bytes is 4q + r steps. */
 	ubfx r3, r3, #2, #2
-	adr r4, .Ldsp_s0
-	cmp r3, #1
-	it eq
-	adreq r4, .Ldsp_s3
-	cmp r3, #2
-	it eq
-	adreq r4, .Ldsp_s2
-	cmp r3, #3
-	it eq
-	adreq r4, .Ldsp_s1
-	orr r4, r4, #1
-	str r4, [sp, #pair_entry]
-	adr r4, .Ldsp_fwd
-	cmp r7, #0
-	it lt
-	adrlt r4, .Ldsp_rev
-	orr r4, r4, #1
-	str r4, [sp, #pair_adj]
-	mov r0, r6
-	ldr r3, [sp, #pair_w0]
+	dsp_entries r3, .Ldsp_s0, .Ldsp_s1, .Ldsp_s2, .Ldsp_s3, .Ldsp_fwd, .Ldsp_rev
 /* A block, r0 its table, r3 its weights: the bias of its first two channels, then the
  * runs.
  */
 .Ldsp_block:
 	ldrd r4, r5, [r0]
+.Ldsp_half_start:
 	mov r6, r4
 	mov r7, r5
 	ldr pc, [sp, #pair_start]
@@ -532,48 +588,124 @@ tinyaot_conv_pairs_dsp_body:
 	ldrd r0, ip, [sp, #pair_next]
 	cmp r0, ip
 	bne .Ldsp_run
-/* A half is done: after the first, keep its accumulators and run the second. */
 .Ldsp_half:
-	ldr r0, [sp, #dsp_half]
-	cbnz r0, 3f
-	add r0, sp, #dsp_acc
-	stm r0, {r4-r7}
-	movs r0, #1
-	str r0, [sp, #dsp_half]
-	ldr r0, [sp, #pair_t]
-	ldrd r4, r5, [r0, #8]
-	mov r6, r4
-	mov r7, r5
-	ldr pc, [sp, #pair_start]
-/* Both halves: the eight accumulators where pair_requant wants them. */
-3:
-	movs r0, #0
-	str r0, [sp, #dsp_half]
-	mov r10, r6
-	mov r11, r7
-	mov r6, r4
-	mov r7, r5
-	add r0, sp, #dsp_acc
-	ldm r0, {r4, r5, r8, r9}
-	ldr pc, [sp, #pair_req]
+	dsp_halves .Ldsp_half_start
 	pair_tail .Ldsp_rev, .Ldsp_fwd, .Ldsp_block, dsp_frame
 	.size tinyaot_conv_pairs_dsp_body, .-tinyaot_conv_pairs_dsp_body
 	.popsection
 
-.macro dsp_entry name, part
-	routine_begin \name
-	adr ip, 1f
-	adr r1, 2f
-	b .Ldsp_body
-1:
-	pair_finish \part
-2:
-	pair_finish_line \part
-	.size \name, .-\name
-	.popsection
+	dsp_entry tinyaot_conv_pairs_dsp, 0, .Ldsp_body
+	dsp_entry tinyaot_conv_pairs_dsp_part, 1, .Ldsp_body
+
+/*
+ * The DSP routine for windows of at most TINYAOT_CONV_DSP16_DEPTH inputs. Above, every half
+ * block widens its four input words again; here a pair's inputs are widened once, before its
+ * first block, into a buffer in the frame: per four inputs, a's inputs 0 and 2 and 1 and 3,
+ * then b's (a 16-byte LDM). A step is then 14 instructions per 16 multiply-accumulates: that
+ * LDM, an LDRD of the two channels' weight words, their four SXTB16 and eight SMLAD. The
+ * weights are the DSP routine's layout; the buffer costs 4 bytes of stack per input. Widening
+ * is 9 instructions per four inputs of both pixels, once per pair. A lone run (the patch) is
+ * read rounded up to whole words: the compiler pads a window that is not with zero weights.
+ *
+ * In the loop: r4, r5 pixel a's accumulators of the half's two channels, r6, r7 pixel b's,
+ * r1 the buffer, r3 the weights; r0, r2 a's input pairs, r8, r9 b's; ip, r10 the first
+ * channel's weight pairs, lr, r11 the second's. The frame is the DSP routine's, with x_end
+ * where the widened inputs end (pair_tail moves pair_end with the pairs), `entry` where a
+ * half enters the four-step loop, and the buffer after them.
+ */
+.equ x_end, 144
+.equ x_buf, 148
+.equ x_frame, x_buf + 4 * TINYAOT_CONV_DSP16_DEPTH
+.macro x_step
+	ldmia r1!, {r0, r2, r8, r9}
+	ldrd r10, r11, [r3], #8
+	sxtb16 ip, r10
+	sxtb16 r10, r10, ror #8
+	sxtb16 lr, r11
+	sxtb16 r11, r11, ror #8
+	smlad r4, r0, ip, r4
+	smlad r4, r2, r10, r4
+	smlad r6, r8, ip, r6
+	smlad r6, r9, r10, r6
+	smlad r5, r0, lr, r5
+	smlad r5, r2, r11, r5
+	smlad r7, r8, lr, r7
+	smlad r7, r9, r11, r7
 .endm
-	dsp_entry tinyaot_conv_pairs_dsp, 0
-	dsp_entry tinyaot_conv_pairs_dsp_part, 1
+	.pushsection .text.tinyaot_conv_pairs_dsp16_body,"ax",%progbits
+	.syntax unified
+	.thumb
+	.p2align 2
+	.type tinyaot_conv_pairs_dsp16_body, %function
+tinyaot_conv_pairs_dsp16_body:
+.Lx_body:
+	dsp_enter x_frame
+	add r3, r3, #3
+	bic r3, r3, #3
+	str r3, [sp, #pair_len]
+	movs r4, #0
+	str r4, [sp, #dsp_half]
+
+/* 4 * depth = len * (runs_end - run) / 2 bytes of widened inputs; a half of depth / 4 = 4q + r
+ * steps enters the loop at step (4 - r) mod 4.
+ */
+	sub r4, r2, r1
+	mul r4, r4, r3
+	lsr r4, r4, #1
+	add r5, sp, #x_buf
+	add r5, r5, r4
+	str r5, [sp, #x_end]
+	ubfx r3, r4, #4, #2
+	dsp_entries r3, .Lx_s0, .Lx_s1, .Lx_s2, .Lx_s3, .Lx_fwd, .Lx_rev
+/* A pair, r0 its first block's table, r3 its weights: every run widened into the buffer. */
+.Lx_pair:
+	add r8, sp, #x_buf
+	ldr ip, [sp, #pair_run0]
+	ldrd r10, r11, [sp, #pair_off]
+2:
+	ldmia ip!, {r1, r2}
+	add r1, r1, r10
+	add r2, r2, r10
+	add r9, r1, r11
+3:
+	ldr r4, [r1], #4
+	ldr r6, [r2], #4
+	sxtb16 r5, r4, ror #8
+	sxtb16 r4, r4
+	sxtb16 r7, r6, ror #8
+	sxtb16 r6, r6
+	stmia r8!, {r4-r7}
+	cmp r1, r9
+	bne 3b
+	ldr lr, [sp, #pair_runs_end]
+	cmp ip, lr
+	bne 2b
+/* A block: the bias of its first two channels, then the buffer. */
+.Lx_block:
+	ldrd r4, r5, [r0]
+.Lx_half_start:
+	mov r6, r4
+	mov r7, r5
+	add r1, sp, #x_buf
+	ldr pc, [sp, #pair_entry]
+.Lx_s0:
+	x_step
+.Lx_s1:
+	x_step
+.Lx_s2:
+	x_step
+.Lx_s3:
+	x_step
+	ldr lr, [sp, #x_end]
+	cmp r1, lr
+	bne .Lx_s0
+	dsp_halves .Lx_half_start
+	pair_tail .Lx_rev, .Lx_fwd, .Lx_block, x_frame, .Lx_pair
+	.size tinyaot_conv_pairs_dsp16_body, .-tinyaot_conv_pairs_dsp16_body
+	.popsection
+
+	dsp_entry tinyaot_conv_pairs_dsp16, 0, .Lx_body
+	dsp_entry tinyaot_conv_pairs_dsp16_part, 1, .Lx_body
 #endif
 
 /*

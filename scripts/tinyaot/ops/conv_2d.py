@@ -201,6 +201,18 @@ SHORT, SHORT_DSP = 2, 8
 # instructions per MAC on Helium, 4.31 on the DSP routine; VWW's pointwise layers over 8 and
 # 16 channels 2.34 and 1.05 on Helium, 2.51 and 1.86 on the DSP routine.
 MVE_MIN_DEPTH = 8
+# Windows of at most this many inputs take the DSP routine that widens a pair's inputs once
+# (tinyaot_conv_pairs_dsp16): its stack buffer is 4 bytes per input (TINYAOT_CONV_DSP16_DEPTH
+# in tinyaot/asm_layout.h).
+DSP16_DEPTH = 128
+# Windows that are not whole words take it on the patch, padded, when at least this deep and
+# with at least this many MACs per output pixel (depth * out_c); else the MLA routine reads
+# them. Cortex-M4 (bench.py --board mps2-an386 --layers), instructions per MAC, MLA -> padded:
+# 3x3 windows over 1 channel (depth 9) into 8-24 channels 3.1-4.8 -> 3.5-7.4; 27 deep into 8
+# channels 2.33-2.38 -> 2.81-2.92, into 16 2.20-2.76 -> 2.03-2.55; 25 deep into 8 2.45 -> 3.27;
+# 42 deep into 48 1.97 -> 1.40, 63 into 14 2.45 -> 1.74, 75 into 24 1.97 -> 1.35. Not under
+# MVE_MIN_DEPTH, where Helium's cores would take it too.
+PAD4_MIN_DEPTH, PAD4_MIN_MACS = 16, 384
 
 
 def fast_mode(dims: dict[str, int], in_c: int, short: int = SHORT) -> int | None:
@@ -290,7 +302,7 @@ def lower_fast(
     zero_row = np.full(dims["k_w"] * in_c if mode == ROWS else 1, inp.zero_point, np.int8)
     params = {
         "d": dims,
-        "mode": mode if dsp_reads == mode else ByTarget(mode, dsp_reads),
+        "mode": mode,
         "act_min": act[0],
         "act_max": act[1],
         "zero_row": ConstArray("int8_t", zero_row),
@@ -314,8 +326,15 @@ def lower_fast(
     # routine's layout, a word of four consecutive weights per channel, which the pixel
     # routine does not read. Its _part moves the highest block's outputs as the Thumb-2 one.
     runs4 = (depth if dsp_reads == PATCH else in_c) % 4 == 0
-    dsp = runs4 and (whole or part)
-    dsp_pairs = Routine("tinyaot_conv_pairs_dsp" if whole else "tinyaot_conv_pairs_dsp_part")
+    # Other windows that fit the patch (rows of 3, 9 or 21 bytes: first layers over 1 or 3
+    # channels) are copied to it on DSP cores, where tinyaot_conv_pairs_dsp16 reads it rounded
+    # up to whole words (the zero point there, see tinyaot_conv_fast_patch) against weights
+    # padded with zeros, where a pixel has enough MACs to pay for the copy (PAD4_MIN_*).
+    pad4 = not runs4 and PAD4_MIN_DEPTH <= depth <= DSP16_DEPTH
+    pad4 = pad4 and depth * out_c >= PAD4_MIN_MACS
+    dsp = (runs4 or pad4) and (whole or part)
+    dsp16 = "16" if depth <= DSP16_DEPTH else ""
+    dsp_pairs = Routine(f"tinyaot_conv_pairs_dsp{dsp16}{'' if whole else '_part'}")
     # Helium's routine takes any job, a lone last pixel as a pair (single NULL): the portable
     # blocks with their sums by VMLADAVA, each channel's weights in a row.
     mve = depth >= MVE_MIN_DEPTH or not dsp
@@ -329,8 +348,11 @@ def lower_fast(
     mve_mode = dsp_reads
     if mve and not whole_steps and dims["k_w"] * in_c <= SHORT_DSP and depth <= PATCH_MAX:
         mve_mode = PATCH
-        if mve_mode != dsp_reads:
-            params["mode"] = ByTarget(mode, dsp_reads, PATCH)
+    dsp_final = PATCH if pad4 and dsp else dsp_reads
+    if dsp_final != mve_mode:
+        params["mode"] = ByTarget(mode, dsp_final, mve_mode)
+    elif dsp_final != mode:
+        params["mode"] = ByTarget(mode, dsp_final)
     mve16 = mve and (whole_steps or mve_mode == PATCH)
     if mve16:
         mve_weights = ConstArray("int8_t", quads16(padded, blocks, depth))
@@ -346,9 +368,15 @@ def lower_fast(
         mve_pairs = Routine("tinyaot_conv_pairs_mve")
     else:
         mve_weights = mve_pairs = None
+    depth4 = (depth + 3) // 4 * 4 if dsp else depth
+    words = np.pad(padded, ((0, 0), (0, depth4 - depth)))
     params["weights"] = ByTarget(
-        grouped, dsp_weights(padded, blocks, depth) if dsp else grouped, mve_weights
+        grouped, dsp_weights(words, blocks, depth4) if dsp else grouped, mve_weights
     )
+    block_bytes = 4 * depth
+    if depth4 > depth:
+        block_bytes = ByTarget(block_bytes, 4 * depth4, block_bytes)
+    params["block_bytes"] = block_bytes
     params["pairs"] = ByTarget(pairs, dsp_pairs if dsp else pairs, mve_pairs)
     params["single"] = ByTarget(single, None if dsp else single, None) if single else None
     return KernelCall(
@@ -358,7 +386,7 @@ def lower_fast(
         params,
         [TensorArg(inp.index), TensorArg(out.index, writable=True)],
         macs=dims["batches"] * dims["out_h"] * dims["out_w"] * out_c * depth,
-        inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, {mode, dsp_reads, mve_mode}),),
+        inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, {mode, dsp_final, mve_mode}),),
         reverse_param="d.reverse",
     )
 
