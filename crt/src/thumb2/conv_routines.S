@@ -259,7 +259,8 @@
 	ldr pc, [sp, #pair_adj]
 .endm
 /* After the requantisation, the next block, the next pair or the return: rev and fwd
- * name the two ways on, block the block's start.
+ * name the two ways on, block the block's start, pair where a new pair starts if not there
+ * (tinyaot_conv_pairs_dsp16 widens its inputs first).
  */
 .macro pair_tail rev, fwd, block, frame, pair
 	\rev:
