@@ -25,13 +25,13 @@ void tinyaot_conv_s8(const struct tinyaot_conv_s8_params *p, const int8_t *input
 			int32_t acc = 0;
 
 			for (int32_t ky = 0; ky < d->k_h; ky++) {
-				const int32_t y = y0 + ky;
+				const int32_t y = y0 + ky * d->dil_h;
 
 				if (y < 0 || y >= d->in_h) {
 					continue;
 				}
 				for (int32_t kx = 0; kx < d->k_w; kx++) {
-					const int32_t x = x0 + kx;
+					const int32_t x = x0 + kx * d->dil_w;
 
 					if (x < 0 || x >= d->in_w) {
 						continue;
@@ -93,13 +93,17 @@ void tinyaot_conv_s16(const struct tinyaot_conv_s16_params *p, const int16_t *in
 {
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
-	const int32_t row = d->in_w * d->in_c, k_row = d->k_w * d->in_c;
+	const int32_t row = d->dil_h * d->in_w * d->in_c, k_row = d->k_w * d->in_c;
+	const int32_t run_step = d->dil_w * d->in_c;
 
 	for (int32_t i = 0; i < pixels; i++) {
-		/* The window clipped to the input: per kernel row one run of inputs and weights. */
+		/* The window clipped to the input: per kernel row its runs of inputs and weights
+		 * (tinyaot_conv_row_runs).
+		 */
 		const struct tinyaot_conv_window w = tinyaot_conv_clip(d, i, pixels);
 		const int16_t *in = input + w.first * d->in_c;
-		const int32_t n = w.cols * d->in_c;
+		int32_t n;
+		const int32_t runs = tinyaot_conv_row_runs(d, &w, &n);
 
 		/* Four output channels at a time where they group (tinyaot_conv_group), each
 		 * input read once for the four.
@@ -115,12 +119,15 @@ void tinyaot_conv_s16(const struct tinyaot_conv_s16_params *p, const int16_t *in
 				acc[g] = bias != NULL ? bias[oc + g] : 0;
 			}
 			for (int32_t r = 0; r < w.rows; r++) {
-				if (count == 4) {
-					tinyaot_dot4_s16(acc, f + r * k_row, d->k_h * k_row,
-							 in + r * row, n);
-				} else {
-					acc[0] = tinyaot_dot_s16(acc[0], f + r * k_row,
-								 in + r * row, n);
+				for (int32_t t = 0; t < runs; t++) {
+					const int8_t *fr = f + r * k_row + t * d->in_c;
+					const int16_t *x = in + r * row + t * run_step;
+
+					if (count == 4) {
+						tinyaot_dot4_s16(acc, fr, d->k_h * k_row, x, n);
+					} else {
+						acc[0] = tinyaot_dot_s16(acc[0], fr, x, n);
+					}
 				}
 			}
 			for (int32_t g = 0; g < count; g++) {
@@ -134,13 +141,14 @@ void tinyaot_conv_s16(const struct tinyaot_conv_s16_params *p, const int16_t *in
 
 /*
  * A pixel's window clipped to the input: the kernel rows and the run of kernel columns it
- * covers, whose input channels are one contiguous run of n floats per row in the input and in
- * each output channel's weights.
+ * covers, each row's input channels one contiguous run of n floats in the input and in each
+ * output channel's weights, or with dilated columns `runs` runs of in_c
+ * (tinyaot_conv_row_runs).
  */
 struct tinyaot_conv_f32_window {
 	const float *in; /* the first input of the first row */
 	int32_t f;       /* the offset of its weight in an output channel's weights */
-	int32_t rows, n;
+	int32_t rows, runs, n;
 };
 
 static struct tinyaot_conv_f32_window tinyaot_conv_f32_clip(const struct tinyaot_conv_dims *d,
@@ -148,10 +156,10 @@ static struct tinyaot_conv_f32_window tinyaot_conv_f32_clip(const struct tinyaot
 							    int32_t pixels, int32_t *pix)
 {
 	const struct tinyaot_conv_window w = tinyaot_conv_clip(d, i, pixels);
-	const struct tinyaot_conv_f32_window win = {input + w.first * d->in_c,
-						    (w.ky * d->k_w + w.kx) * d->in_c, w.rows,
-						    w.cols * d->in_c};
+	struct tinyaot_conv_f32_window win = {input + w.first * d->in_c,
+					      (w.ky * d->k_w + w.kx) * d->in_c, w.rows, 0, 0};
 
+	win.runs = tinyaot_conv_row_runs(d, &w, &win.n);
 	*pix = w.pix;
 	return win;
 }
@@ -176,14 +184,21 @@ static void tinyaot_conv_f32_eight(const struct tinyaot_conv_f32_params *p,
 	float *upper = (in2 != NULL ? out2 : out) + oc4;
 	float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
 
+	const int32_t row = d->dil_h * d->in_w * d->in_c, run_step = d->dil_w * d->in_c;
+
 	for (int32_t r = 0; r < win->rows; r++) {
-		if (in2 != NULL) {
-			tinyaot_dot4x2_f32(acc, in, in2, f, per_oc, win->n);
-			in2 += d->in_w * d->in_c;
-		} else {
-			tinyaot_dot8_f32(acc, in, f, per_oc, win->n);
+		for (int32_t t = 0; t < win->runs; t++) {
+			const float *fr = f + t * d->in_c;
+
+			if (in2 != NULL) {
+				tinyaot_dot4x2_f32(acc, in + t * run_step, in2 + t * run_step, fr,
+						   per_oc, win->n);
+			} else {
+				tinyaot_dot8_f32(acc, in + t * run_step, fr, per_oc, win->n);
+			}
 		}
-		in += d->in_w * d->in_c;
+		in += row;
+		in2 = in2 != NULL ? in2 + row : NULL;
 		f += d->k_w * d->in_c;
 	}
 	tinyaot_out4_f32(out + oc, acc, bias, oc, lo, hi);
@@ -201,8 +216,11 @@ static void tinyaot_conv_f32_one(const struct tinyaot_conv_f32_params *p,
 	float acc = 0.0f;
 
 	for (int32_t r = 0; r < win->rows; r++) {
-		acc = tinyaot_dot_f32(acc, in, f, win->n);
-		in += d->in_w * d->in_c;
+		for (int32_t t = 0; t < win->runs; t++) {
+			acc = tinyaot_dot_f32(acc, in + t * d->dil_w * d->in_c, f + t * d->in_c,
+					      win->n);
+		}
+		in += d->dil_h * d->in_w * d->in_c;
 		f += d->k_w * d->in_c;
 	}
 	out[oc] = tinyaot_out_f32(acc, bias, oc, p->act_min, p->act_max);
@@ -232,7 +250,8 @@ void tinyaot_conv_f32(const struct tinyaot_conv_f32_params *p, const float *inpu
 
 		if (pairs && i + 1 < pixels) {
 			win2 = tinyaot_conv_f32_clip(d, input, i + 1, pixels, &pix2);
-			if (win2.rows == win.rows && win2.n == win.n && win2.f == win.f) {
+			if (win2.rows == win.rows && win2.runs == win.runs && win2.n == win.n &&
+			    win2.f == win.f) {
 				out2 = output + pix2 * d->out_c;
 			}
 		}

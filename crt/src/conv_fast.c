@@ -244,6 +244,12 @@ void tinyaot_conv_single_line(const struct tinyaot_pair_job *job)
 }
 #endif
 
+/* The input rows or columns a window axis of k taps, dil apart, spans. */
+static inline int32_t tinyaot_conv_fast_extent(int32_t k, int32_t dil)
+{
+	return (k - 1) * dil + 1;
+}
+
 struct conv_fast_pixel {
 	const int8_t *in; /* the batch's input */
 	int32_t y0, x0;   /* the window's top left corner, padding included */
@@ -262,7 +268,7 @@ static int32_t tinyaot_conv_fast_locate(const struct tinyaot_conv_dims *d, int32
 	px->in = input + b * d->in_h * d->in_w * d->in_c;
 	px->y0 = oy * d->stride_h - d->pad_h;
 	px->x0 = ox * d->stride_w - d->pad_w;
-	px->whole = px->x0 >= 0 && px->x0 + d->k_w <= d->in_w;
+	px->whole = px->x0 >= 0 && px->x0 + tinyaot_conv_fast_extent(d->k_w, d->dil_w) <= d->in_w;
 	return ox;
 }
 
@@ -274,6 +280,38 @@ static int32_t tinyaot_conv_fast_locate(const struct tinyaot_conv_dims *d, int32
 #else
 #define CONV_FAST_NO_LIBCALLS
 #endif
+
+/* A dilated window, zero point where padded, as k_h * k_w * in_c contiguous bytes: the zero
+ * point in whole words (the patch has room for the rounding), then each tap inside the input.
+ */
+static CONV_FAST_NO_LIBCALLS void tinyaot_conv_fast_patch_dilated(const struct tinyaot_conv_dims *d,
+								  const struct conv_fast_pixel *px,
+								  int8_t zp, int8_t *restrict patch)
+{
+	const int32_t in_c = d->in_c, k_w = d->k_w, dil_w = d->dil_w;
+	const int32_t row = d->in_w * in_c;
+	const uint32_t zp4 = (uint8_t)zp * 0x01010101u;
+	int8_t *const end = patch + d->k_h * k_w * in_c;
+	int32_t ky0, ky1, kx0, kx1;
+
+	for (int8_t *dst = patch; dst < end; dst += 4) {
+		memcpy(dst, &zp4, 4);
+	}
+	tinyaot_conv_axis(px->y0, d->k_h, d->dil_h, d->in_h, &ky0, &ky1);
+	tinyaot_conv_axis(px->x0, k_w, dil_w, d->in_w, &kx0, &kx1);
+	for (int32_t ky = ky0; ky < ky1; ky++) {
+		const int8_t *src = px->in + (px->y0 + ky * d->dil_h) * row + px->x0 * in_c;
+
+		for (int32_t kx = kx0; kx < kx1; kx++) {
+			const int8_t *from = src + kx * dil_w * in_c;
+			int8_t *dst = patch + (ky * k_w + kx) * in_c;
+
+			for (int32_t n = 0; n < in_c; n++) {
+				dst[n] = from[n];
+			}
+		}
+	}
+}
 
 /* The pixel's window, zero point where padded, as k_h * k_w * in_c contiguous bytes. Bytes
  * go four at a time where they can (memcpy of 4 is one LDR or STR; Cortex-M3 and up, like the
@@ -297,6 +335,10 @@ static CONV_FAST_NO_LIBCALLS void tinyaot_conv_fast_patch(const struct tinyaot_c
 	const uint32_t zp4 = (uint8_t)zp * 0x01010101u;
 	int8_t *const end = patch + k_h * span;
 
+	if (d->dil_h != 1 || d->dil_w != 1) {
+		tinyaot_conv_fast_patch_dilated(d, px, zp, patch);
+		return;
+	}
 	if (px->whole && y0 >= 0 && y0 + k_h <= in_h && span == 8) {
 		/* Rows of two words (one input channel, eight columns: micro_speech's windows),
 		 * without an inner loop.
@@ -358,33 +400,36 @@ static CONV_FAST_NO_LIBCALLS void tinyaot_conv_fast_patch(const struct tinyaot_c
 	}
 }
 
-/* The pixel's runs (every other entry of `run`); returns the run length. */
+/* The pixel's runs (every other entry of `run`): a row of the window per run where whole and
+ * its columns next to each other, else a tap per run. Returns the run length.
+ */
 static int32_t tinyaot_conv_fast_runs(const struct tinyaot_conv_dims *d,
 				      const struct conv_fast_pixel *px, int32_t whole,
 				      const int8_t *zero_row, const int8_t **restrict run)
 {
 	const int32_t k_h = d->k_h, k_w = d->k_w, in_h = d->in_h, in_w = d->in_w, in_c = d->in_c;
-	const int32_t row = in_w * in_c;
+	const int32_t row = in_w * in_c, dil_h = d->dil_h, dil_w = d->dil_w;
 	const int32_t x0 = px->x0, y0 = px->y0;
 	const int8_t *in = px->in;
+	const int32_t rows = whole && dil_w == 1;
 
 	for (int32_t ky = 0; ky < k_h; ky++) {
-		const int32_t y = y0 + ky;
+		const int32_t y = y0 + ky * dil_h;
 		const int valid_y = y >= 0 && y < in_h;
 
-		if (whole) {
+		if (rows) {
 			*run = valid_y ? in + y * row + x0 * in_c : zero_row;
 			run += 2;
 			continue;
 		}
 		for (int32_t kx = 0; kx < k_w; kx++) {
-			const int32_t x = x0 + kx;
+			const int32_t x = x0 + kx * dil_w;
 
 			*run = valid_y && x >= 0 && x < in_w ? in + y * row + x * in_c : zero_row;
 			run += 2;
 		}
 	}
-	return whole ? k_w * in_c : in_c;
+	return rows ? k_w * in_c : in_c;
 }
 
 void tinyaot_clamp_s8(int8_t *x, int32_t count, int32_t act_min, int32_t act_max)
@@ -474,7 +519,9 @@ static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, con
 	const int32_t dir = d->reverse ? -1 : 1;
 	/* The pixels whose windows are whole horizontally: columns [ox_lo, ox_hi]. */
 	const int32_t ox_lo = (d->pad_w + d->stride_w - 1) / d->stride_w;
-	const int32_t ox_hi_in = (d->in_w - d->k_w + d->pad_w) / d->stride_w;
+	const int32_t ext_h = tinyaot_conv_fast_extent(d->k_h, d->dil_h);
+	const int32_t ox_hi_in =
+		(d->in_w - tinyaot_conv_fast_extent(d->k_w, d->dil_w) + d->pad_w) / d->stride_w;
 	const int32_t ox_hi = ox_hi_in < d->out_w - 1 ? ox_hi_in : d->out_w - 1;
 
 	for (int32_t t = 0; t < pairs;) {
@@ -489,7 +536,9 @@ static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, con
 			/* The next pixel of the same row. */
 			px[1] = px[0];
 			px[1].x0 += d->stride_w;
-			px[1].whole = px[1].x0 >= 0 && px[1].x0 + d->k_w <= d->in_w;
+			px[1].whole =
+				px[1].x0 >= 0 &&
+				px[1].x0 + tinyaot_conv_fast_extent(d->k_w, d->dil_w) <= d->in_w;
 		} else {
 			tinyaot_conv_fast_locate(d, ib, input, &px[1]);
 		}
@@ -508,7 +557,7 @@ static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, con
 			tinyaot_conv_fast_runs(d, &px[1], whole, p->zero_row, &buf.run[1]);
 			job.run = buf.run;
 			job.runs_end = &buf.run[2 * (depth / job.len)];
-			if (even && whole && px[0].y0 >= 0 && px[0].y0 + d->k_h <= d->in_h) {
+			if (even && whole && px[0].y0 >= 0 && px[0].y0 + ext_h <= d->in_h) {
 				/* The row's whole pairs from this one on (back to, in reverse). */
 				count = d->reverse ? ox / 2 - (ox_lo + 1) / 2 + 1
 						   : (ox_hi - 1) / 2 - ox / 2 + 1;

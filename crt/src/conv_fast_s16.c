@@ -103,13 +103,17 @@ static int32_t tinyaot_s16_patch(const struct tinyaot_conv_dims *d, const int16_
 				 int32_t pixels, int16_t *patch)
 {
 	const struct tinyaot_conv_window w = tinyaot_conv_clip(d, i, pixels);
-	const int32_t k_row = d->k_w * d->in_c, n = w.cols * d->in_c;
+	const int32_t k_row = d->k_w * d->in_c, row = d->dil_h * d->in_w * d->in_c;
 	const int16_t *in = input + w.first * d->in_c;
+	int32_t n;
+	const int32_t runs = tinyaot_conv_row_runs(d, &w, &n);
 
 	memset(patch, 0, (size_t)(d->k_h * k_row) * sizeof(*patch));
 	for (int32_t r = 0; r < w.rows; r++) {
-		memcpy(patch + (w.ky + r) * k_row + w.kx * d->in_c, in + r * d->in_w * d->in_c,
-		       (size_t)n * sizeof(*patch));
+		for (int32_t t = 0; t < runs; t++) {
+			memcpy(patch + (w.ky + r) * k_row + (w.kx + t) * d->in_c,
+			       in + r * row + t * d->dil_w * d->in_c, (size_t)n * sizeof(*patch));
+		}
 	}
 	return w.pix;
 }
@@ -119,24 +123,25 @@ void tinyaot_conv_fast_s16(const struct tinyaot_conv_fast_s16_params *p, const i
 {
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
-	const int32_t row = d->in_w * d->in_c, k_row = d->k_w * d->in_c;
+	const int32_t row = d->dil_h * d->in_w * d->in_c, k_row = d->k_w * d->in_c;
 	const int32_t depth = d->k_h * k_row, blocks = (d->out_c + 3) / 4;
+	const int32_t run_step = d->dil_w * d->in_c;
 	int16_t patch[TINYAOT_CONV_FAST_S16_PATCH_MAX];
 
 	for (int32_t i = 0; i < pixels; i++) {
-		/* Per kernel row one run of n inputs: the window clipped to the input, or the
-		 * whole window in the patch as one run.
+		/* Per kernel row its runs of n inputs (tinyaot_conv_row_runs): the window clipped
+		 * to the input, or the whole window in the patch as one run.
 		 */
 		struct tinyaot_conv_window w = {0, 0, 0, 0, 1, 0};
 		const int16_t *in = patch;
-		int32_t n = depth;
+		int32_t n = depth, runs = 1;
 
 		if (p->patch) {
 			w.pix = tinyaot_s16_patch(d, input, i, pixels, patch);
 		} else {
 			w = tinyaot_conv_clip(d, i, pixels);
 			in = input + w.first * d->in_c;
-			n = w.cols * d->in_c;
+			runs = tinyaot_conv_row_runs(d, &w, &n);
 		}
 		int16_t *out = output + w.pix * d->out_c;
 
@@ -150,17 +155,24 @@ void tinyaot_conv_fast_s16(const struct tinyaot_conv_fast_s16_params *p, const i
 				p->weights + 4 * b * depth + w.ky * k_row + w.kx * d->in_c;
 
 			for (int32_t r = 0; r < w.rows; r++) {
-				s = tinyaot_s16_run_mve(s, wb + r * k_row, depth, in + r * row, n);
+				for (int32_t t = 0; t < runs; t++) {
+					s = tinyaot_s16_run_mve(s, wb + r * k_row + t * d->in_c,
+								depth, in + r * row + t * run_step,
+								n);
+				}
 			}
 #else
 			const int8_t *wb =
 				p->weights + 4 * (b * depth + w.ky * k_row + w.kx * d->in_c);
 
 			for (int32_t r = 0; r < w.rows; r++) {
-				s = p->pairs ? tinyaot_s16_run_pairs(s, wb + 4 * r * k_row,
-								     in + r * row, n)
-					     : tinyaot_s16_run(s, wb + 4 * r * k_row, in + r * row,
-							       n);
+				for (int32_t t = 0; t < runs; t++) {
+					const int8_t *wr = wb + 4 * (r * k_row + t * d->in_c);
+					const int16_t *x = in + r * row + t * run_step;
+
+					s = p->pairs ? tinyaot_s16_run_pairs(s, wr, x, n)
+						     : tinyaot_s16_run(s, wr, x, n);
+				}
 			}
 #endif
 			if (d->out_c - 4 * b >= 4) {

@@ -26,13 +26,13 @@ void tinyaot_dwconv_s8(const struct tinyaot_dwconv_s8_params *p, const int8_t *i
 			int32_t acc = 0;
 
 			for (int32_t ky = 0; ky < d->k_h; ky++) {
-				const int32_t y = y0 + ky;
+				const int32_t y = y0 + ky * d->dil_h;
 
 				if (y < 0 || y >= d->in_h) {
 					continue;
 				}
 				for (int32_t kx = 0; kx < d->k_w; kx++) {
-					const int32_t x = x0 + kx;
+					const int32_t x = x0 + kx * d->dil_w;
 
 					if (x < 0 || x >= d->in_w) {
 						continue;
@@ -60,7 +60,8 @@ void tinyaot_dwconv_s16(const struct tinyaot_dwconv_s16_params *p, const int16_t
 {
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
-	const int32_t row = d->in_w * d->in_c, k_row = d->k_w * d->out_c;
+	const int32_t row = d->dil_h * d->in_w * d->in_c, k_row = d->k_w * d->out_c;
+	const int32_t col = d->dil_w * d->in_c;
 
 	for (int32_t i = 0; i < pixels; i++) {
 		/* The window clipped to the input, walked by pointer steps. */
@@ -77,7 +78,7 @@ void tinyaot_dwconv_s16(const struct tinyaot_dwconv_s16_params *p, const int16_t
 				const int16_t *x = in;
 				const int8_t *fk = f;
 
-				for (int32_t c = 0; c < w.cols; c++, x += d->in_c, fk += d->out_c) {
+				for (int32_t c = 0; c < w.cols; c++, x += col, fk += d->out_c) {
 					acc += (int64_t)*fk * *x;
 				}
 			}
@@ -124,10 +125,10 @@ static float tinyaot_dwconv_f32_one(const struct tinyaot_dwconv_f32_params *p,
 
 		for (int32_t t = 0; t < win->cols; t++) {
 			acc = tinyaot_mac_f32(acc, *x, *f);
-			x += d->in_c;
+			x += d->dil_w * d->in_c;
 			f += d->out_c;
 		}
-		in += d->in_w * d->in_c;
+		in += d->dil_h * d->in_w * d->in_c;
 		w += d->k_w * d->out_c;
 	}
 	return tinyaot_out_f32(acc, bias, oc, p->act_min, p->act_max);
@@ -150,7 +151,8 @@ static void tinyaot_dwconv_f32_eight(const struct tinyaot_dwconv_f32_params *p,
 	 */
 	const float lo = p->act_min, hi = p->act_max;
 	const int32_t in_c = d->in_c, out_c = d->out_c, rows = win->rows, cols = win->cols;
-	const int32_t in_row = d->in_w * in_c, w_row = d->k_w * out_c;
+	const int32_t in_row = d->dil_h * d->in_w * in_c, w_row = d->k_w * out_c;
+	const int32_t in_col = d->dil_w * in_c;
 	float acc[8] = {0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f, 0.0f};
 
 	for (int32_t r = 0; r < rows; r++) {
@@ -162,7 +164,7 @@ static void tinyaot_dwconv_f32_eight(const struct tinyaot_dwconv_f32_params *p,
 			} else {
 				tinyaot_mla8s_f32(acc, *x, f);
 			}
-			x += in_c;
+			x += in_col;
 			f += out_c;
 		}
 		row_in += in_row;

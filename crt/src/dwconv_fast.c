@@ -435,10 +435,10 @@ void tinyaot_dwconv_taps_s8(const struct tinyaot_dwconv_taps_params *p, const in
 		int32_t t = 0;
 
 		for (int32_t ky = 0; ky < d->k_h; ky++) {
-			const int32_t y = y0 + ky;
+			const int32_t y = y0 + ky * d->dil_h;
 
 			for (int32_t kx = 0; kx < d->k_w; kx++, t++) {
-				const int32_t x = x0 + kx;
+				const int32_t x = x0 + kx * d->dil_w;
 				const int32_t inside =
 					y >= 0 && y < d->in_h && x >= 0 && x < d->in_w;
 

@@ -16,7 +16,8 @@ void tinyaot_dwconv_fast_s16(const struct tinyaot_dwconv_fast_s16_params *p, con
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
 	const int32_t in_c = d->in_c, out_c = d->out_c, mult = p->depth_multiplier;
-	const int32_t row = d->in_w * in_c, k_row = d->k_w * out_c;
+	const int32_t row = d->dil_h * d->in_w * in_c, k_row = d->k_w * out_c;
+	const int32_t col = d->dil_w * in_c;
 	/* With a depth multiplier of 1, four adjacent channels read adjacent inputs and weights
 	 * at every tap: each tap's step is shared by four sums in registers.
 	 */
@@ -44,7 +45,7 @@ void tinyaot_dwconv_fast_s16(const struct tinyaot_dwconv_fast_s16_params *p, con
 					const int8_t *fk = f_row;
 
 					for (int32_t c = 0; c < w.cols;
-					     c++, x += in_c, fk += out_c) {
+					     c++, x += col, fk += out_c) {
 						a0 += fk[0] * x[0];
 						a1 += fk[1] * x[1];
 						a2 += fk[2] * x[2];
@@ -63,7 +64,7 @@ void tinyaot_dwconv_fast_s16(const struct tinyaot_dwconv_fast_s16_params *p, con
 					const int8_t *fk = f_row;
 
 					for (int32_t c = 0; c < w.cols;
-					     c++, x += in_c, fk += out_c) {
+					     c++, x += col, fk += out_c) {
 						acc += *fk * *x;
 					}
 				}

@@ -54,13 +54,13 @@ void tinyaot_conv_hybrid(const struct tinyaot_conv_hybrid_params *p, const float
 			float acc = 0.0f;
 
 			for (int32_t ky = 0; ky < d->k_h; ky++) {
-				const int32_t y = y0 + ky;
+				const int32_t y = y0 + ky * d->dil_h;
 
 				if (y < 0 || y >= d->in_h) {
 					continue;
 				}
 				for (int32_t kx = 0; kx < d->k_w; kx++) {
-					const int32_t x = x0 + kx;
+					const int32_t x = x0 + kx * d->dil_w;
 
 					if (x < 0 || x >= d->in_w) {
 						continue;
@@ -102,10 +102,10 @@ void tinyaot_dwconv_hybrid(const struct tinyaot_dwconv_hybrid_params *p, const f
 			float acc = 0.0f;
 
 			for (int32_t ky = 0; ky < d->k_h; ky++) {
-				const int32_t y = y0 + ky;
+				const int32_t y = y0 + ky * d->dil_h;
 
 				for (int32_t kx = 0; kx < d->k_w && y >= 0 && y < d->in_h; kx++) {
-					const int32_t x = x0 + kx;
+					const int32_t x = x0 + kx * d->dil_w;
 
 					if (x >= 0 && x < d->in_w) {
 						acc += in_b[(y * d->in_w + x) * d->in_c + ic] *

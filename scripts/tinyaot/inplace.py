@@ -104,24 +104,28 @@ def gaps(rmin: np.ndarray, rmax: np.ndarray, in_size: int, out_size: int) -> tup
     return int(np.max(fwd[:-1])), int(np.max(rev))
 
 
-def window_ranges(
-    batches: int,
-    in_hw: tuple[int, int],
-    out_hw: tuple[int, int],
-    k_hw: tuple[int, int],
-    stride: tuple[int, int],
-    pad: tuple[int, int],
-) -> tuple[np.ndarray, np.ndarray]:
-    """Lowest and highest input pixel (NHW order) read by each output pixel's window."""
-    (h, w), (oh, ow), (kh, kw), (sh, sw), (ph, pw) = in_hw, out_hw, k_hw, stride, pad
-    y0 = np.clip(np.arange(oh) * sh - ph, 0, h - 1)
-    y1 = np.clip(np.arange(oh) * sh - ph + kh - 1, 0, h - 1)
-    x0 = np.clip(np.arange(ow) * sw - pw, 0, w - 1)
-    x1 = np.clip(np.arange(ow) * sw - pw + kw - 1, 0, w - 1)
-    b = np.arange(batches)[:, None, None] * (h * w)
-    lo = b + (y0[None, :, None] * w + x0[None, None, :])
+def window_ranges(dims: dict[str, int]) -> tuple[np.ndarray, np.ndarray]:
+    """Lowest and highest input pixel (NHW order) read by each output pixel's window, from the
+    geometry of struct tinyaot_conv_dims or tinyaot_pool_dims: a dilated window's first and
+    last taps inside the input bound its reads."""
+    h, w, oh, ow = dims["in_h"], dims["in_w"], dims["out_h"], dims["out_w"]
+    sh, sw, ph, pw = dims["stride_h"], dims["stride_w"], dims["pad_h"], dims["pad_w"]
+    dh, dw = dims.get("dil_h", 1), dims.get("dil_w", 1)
+    ys, y1 = axis_taps(np.arange(oh) * sh - ph, dims["k_h"], dh, h)
+    xs, x1 = axis_taps(np.arange(ow) * sw - pw, dims["k_w"], dw, w)
+    b = np.arange(dims["batches"])[:, None, None] * (h * w)
+    lo = b + (ys[None, :, None] * w + xs[None, None, :])
     hi = b + (y1[None, :, None] * w + x1[None, None, :])
     return lo.reshape(-1).astype(np.int64), hi.reshape(-1).astype(np.int64)
+
+
+def axis_taps(start: np.ndarray, k: int, dil: int, size: int) -> tuple[np.ndarray, np.ndarray]:
+    """The first and last input index along one axis that windows starting at `start` (k taps,
+    dil apart) read inside [0, size), clipped to it where a window reads none."""
+    first = np.where(start < 0, start + (-start + dil - 1) // dil * dil, start)
+    last = start + (k - 1) * dil
+    last = np.where(last >= size, last - (last - size + dil) // dil * dil, last)
+    return np.clip(first, 0, size - 1), np.clip(last, 0, size - 1)
 
 
 def windowed(
@@ -138,14 +142,7 @@ def windowed(
     channel_of[oc] is the one input channel output channel oc reads (depthwise,
     pooling); None means every input channel (full convolution).
     """
-    lo, hi = window_ranges(
-        dims["batches"],
-        (dims["in_h"], dims["in_w"]),
-        (dims["out_h"], dims["out_w"]),
-        (dims["k_h"], dims["k_w"]),
-        (dims["stride_h"], dims["stride_w"]),
-        (dims["pad_h"], dims["pad_w"]),
-    )
+    lo, hi = window_ranges(dims)
     if channel_of is None:
         rmin = np.repeat(lo * in_channels, out_channels)
         rmax = np.repeat(hi * in_channels + in_channels - 1, out_channels)
@@ -188,14 +185,7 @@ def conv_fast_steps(
     to first. A block's writes are two steps (one per pixel) with the reads on the first: their
     order does not change any gap, since no read happens between them.
     """
-    lo, hi = window_ranges(
-        dims["batches"],
-        (dims["in_h"], dims["in_w"]),
-        (dims["out_h"], dims["out_w"]),
-        (dims["k_h"], dims["k_w"]),
-        (dims["stride_h"], dims["stride_w"]),
-        (dims["pad_h"], dims["pad_w"]),
-    )
+    lo, hi = window_ranges(dims)
     pixels = lo.size
     pairs = (pixels + 1) // 2
     ia = np.arange(pairs, dtype=np.int64) * 2
@@ -254,14 +244,7 @@ def dwconv_fast_steps(dims: dict[str, int], channels: int, group: int, reverse: 
     group's earlier chunks never read and its later ones already have. So the gaps are those of
     reading the windows of all the group's pixels, then writing all its outputs.
     """
-    lo, hi = window_ranges(
-        dims["batches"],
-        (dims["in_h"], dims["in_w"]),
-        (dims["out_h"], dims["out_w"]),
-        (dims["k_h"], dims["k_w"]),
-        (dims["stride_h"], dims["stride_w"]),
-        (dims["pad_h"], dims["pad_w"]),
-    )
+    lo, hi = window_ranges(dims)
     ow = dims["out_w"]
     lines = lo.size // ow
     starts = np.arange(0, ow, group)

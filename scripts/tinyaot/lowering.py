@@ -428,7 +428,9 @@ PADDING_SAME, PADDING_VALID = 0, 1
 def window_padding(
     graph: Graph, op: Op, in_hw: tuple[int, int], k_hw: tuple[int, int], out_hw: tuple[int, int]
 ) -> tuple[int, int]:
-    """TFLite's ComputePaddingHeightWidth, after checking the stored output size agrees."""
+    """TFLite's ComputePaddingHeightWidth, after checking the stored output size agrees.
+
+    k_hw are the rows and columns a window spans (a dilated window's effective size)."""
     padding = op.options.get("Padding")
     strides = (int_option(graph, op, "StrideH"), int_option(graph, op, "StrideW"))
     if padding not in (PADDING_SAME, PADDING_VALID):
@@ -460,22 +462,45 @@ TILE_PADS = "tinyaot_tile_pads"
 TILE_ROWS = "tinyaot_tile_rows"
 
 
+def window_extent(k: int, dilation: int) -> int:
+    """The input rows or columns that a window axis of k taps, dilation apart, spans."""
+    return (k - 1) * dilation + 1
+
+
+def dilation(graph: Graph, op: Op) -> tuple[int, int]:
+    """A convolution's dilation factors (rows, columns), checked."""
+    dil = (op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1))
+    if not all(isinstance(f, int) and f >= 1 for f in dil):
+        raise op_error(graph, op, f"dilation {dil[0]}x{dil[1]} must be at least 1")
+    return int(dil[0]), int(dil[1])
+
+
 def window_dims(
-    graph: Graph, op: Op, inp: Tensor, out: Tensor, k_hw: tuple[int, int], **channels: int
+    graph: Graph,
+    op: Op,
+    inp: Tensor,
+    out: Tensor,
+    k_hw: tuple[int, int],
+    dil: tuple[int, int] | None = None,
+    **channels: int,
 ) -> dict[str, int]:
     """The window geometry of struct tinyaot_conv_dims / tinyaot_pool_dims, padding checked.
 
-    `channels` are the struct's channel fields (in_c and out_c, or channels).
+    `dil`: the convolution's dilation (struct tinyaot_conv_dims; None for pools, which have
+    none). `channels` are the struct's channel fields (in_c and out_c, or channels).
     """
     n, h, w, _ = shape4(inp)
     _, oh, ow, _ = shape4(out)
+    dh, dw = dil or (1, 1)
     tile = op.options.get(TILE_PADS)
     if isinstance(tile, tuple):
         # A layer of a patch stage on one tile: its tensors are the tile's windows, its
         # padding relative to them (negative where real rows lie above), checked by patch.py.
         pad_h, pad_w = tile
     else:
-        pad_h, pad_w = window_padding(graph, op, (h, w), k_hw, (oh, ow))
+        span = (window_extent(k_hw[0], dh), window_extent(k_hw[1], dw))
+        pad_h, pad_w = window_padding(graph, op, (h, w), span, (oh, ow))
+    conv = {} if dil is None else {"dil_h": dh, "dil_w": dw}
     return {
         "batches": n,
         "in_h": h,
@@ -489,14 +514,9 @@ def window_dims(
         "stride_w": int_option(graph, op, "StrideW"),
         "pad_h": pad_h,
         "pad_w": pad_w,
+        **conv,
         "reverse": 0,
     }
-
-
-def require_no_dilation(graph: Graph, op: Op) -> None:
-    dil = (op.options.get("DilationHFactor", 1), op.options.get("DilationWFactor", 1))
-    if dil != (1, 1):
-        raise op_error(graph, op, f"dilation {dil[0]}x{dil[1]} is not supported (only 1x1)")
 
 
 def int32_array(values: list[int]) -> ConstArray:

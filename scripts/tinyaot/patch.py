@@ -38,7 +38,16 @@ import numpy as np
 from . import planner
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
-from .lowering import TILE_PADS, TILE_ROWS, InPlace, KernelCall, TensorArg, TensorList, tensor_args
+from .lowering import (
+    TILE_PADS,
+    TILE_ROWS,
+    InPlace,
+    KernelCall,
+    TensorArg,
+    TensorList,
+    tensor_args,
+    window_extent,
+)
 from .ops import resize_nearest_neighbor
 
 if TYPE_CHECKING:
@@ -261,7 +270,9 @@ def _geometry(graph: Graph, step: Step, first: bool) -> Geometry | None:
     params = step.call.params
     d = params.get("d") if isinstance(params, dict) else None
     if step.op.kind in WINDOWED and isinstance(d, dict) and d.get("batches") == 1:
-        return d["k_h"], d["stride_h"], d["pad_h"], d["in_h"], d["out_h"], ()
+        # A dilated window reads rows of the span in between too, as far as the stage knows.
+        span = window_extent(d["k_h"], d.get("dil_h", 1))
+        return span, d["stride_h"], d["pad_h"], d["in_h"], d["out_h"], ()
     if not step.op.inputs or step.op.inputs[0] is None or len(step.op.outputs) != 1:
         return None
     inp, out = graph.tensor(step.op.inputs[0]), graph.tensor(step.op.outputs[0])

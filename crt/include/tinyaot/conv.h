@@ -13,6 +13,11 @@ struct tinyaot_conv_dims {
 	int32_t k_h, k_w;
 	int32_t stride_h, stride_w;
 	int32_t pad_h, pad_w;
+	/* Dilation: a window's taps are dil_h input rows and dil_w input columns apart (1: next to
+	 * each other). The kernels that read a window as runs of whole rows take runs of one tap
+	 * each where dil_w is over 1.
+	 */
+	int32_t dil_h, dil_w;
 	/* 1: produce output elements last to first, so that an output placed above an
 	 * input it overlaps never overwrites input still to be read.
 	 */
@@ -34,35 +39,62 @@ static inline int32_t tinyaot_conv_pixel(const struct tinyaot_conv_dims *d, int3
 /*
  * The window of the pixel that step i of the pixel loop produces, clipped to the input: the
  * input pixel of its first tap inside (an index over batches * in_h * in_w), the kernel row and
- * column of that tap, and the rows and columns inside (rows 0, the rest 0, when none is).
+ * column of that tap, and the rows and columns inside (rows 0, the rest 0, when none is). Taps
+ * inside are d->dil_h input rows and d->dil_w input columns apart.
  */
 struct tinyaot_conv_window {
 	int32_t pix; /* the output pixel */
 	int32_t first, ky, kx, rows, cols;
 };
 
+/* The taps [*k0, *k1) of a window axis of k taps, dil apart from start, inside [0, size). */
+static inline void tinyaot_conv_axis(int32_t start, int32_t k, int32_t dil, int32_t size,
+				     int32_t *k0, int32_t *k1)
+{
+	const int32_t room = size - start;
+	const int32_t inside = room > 0 ? (room + dil - 1) / dil : 0;
+
+	*k0 = start < 0 ? (dil - 1 - start) / dil : 0;
+	*k1 = inside < k ? inside : k;
+}
+
 static inline struct tinyaot_conv_window tinyaot_conv_clip(const struct tinyaot_conv_dims *d,
 							   int32_t i, int32_t pixels)
 {
 	struct tinyaot_conv_window w = {0, 0, 0, 0, 0, 0};
-	int32_t b, oy, ox;
+	int32_t b, oy, ox, ky0, ky1, kx0, kx1;
 
 	w.pix = tinyaot_conv_pixel(d, i, pixels, &b, &oy, &ox);
 	const int32_t y0 = oy * d->stride_h - d->pad_h;
 	const int32_t x0 = ox * d->stride_w - d->pad_w;
-	const int32_t ky0 = y0 < 0 ? -y0 : 0;
-	const int32_t ky1 = d->in_h - y0 < d->k_h ? d->in_h - y0 : d->k_h;
-	const int32_t kx0 = x0 < 0 ? -x0 : 0;
-	const int32_t kx1 = d->in_w - x0 < d->k_w ? d->in_w - x0 : d->k_w;
 
+	tinyaot_conv_axis(y0, d->k_h, d->dil_h, d->in_h, &ky0, &ky1);
+	tinyaot_conv_axis(x0, d->k_w, d->dil_w, d->in_w, &kx0, &kx1);
 	if (ky0 < ky1 && kx0 < kx1) {
-		w.first = (b * d->in_h + y0 + ky0) * d->in_w + x0 + kx0;
+		w.first = (b * d->in_h + y0 + ky0 * d->dil_h) * d->in_w + x0 + kx0 * d->dil_w;
 		w.ky = ky0;
 		w.kx = kx0;
 		w.rows = ky1 - ky0;
 		w.cols = kx1 - kx0;
 	}
 	return w;
+}
+
+/*
+ * A clipped window's row as runs that are contiguous both in the input and in an output
+ * channel's weights: its columns' channels in one run of *n, or where columns are dilated one
+ * run of in_c per column, d->dil_w * in_c elements apart in the input and in_c in the weights.
+ * Returns the number of runs.
+ */
+static inline int32_t tinyaot_conv_row_runs(const struct tinyaot_conv_dims *d,
+					    const struct tinyaot_conv_window *w, int32_t *n)
+{
+	if (d->dil_w == 1) {
+		*n = w->cols * d->in_c;
+		return 1;
+	}
+	*n = d->in_c;
+	return w->cols;
 }
 
 /*

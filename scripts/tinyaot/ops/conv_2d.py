@@ -15,11 +15,12 @@ from ..lowering import (
     OpDef,
     Routine,
     TensorArg,
+    dilation,
     int32_array,
     op_error,
-    require_no_dilation,
     shape4,
     window_dims,
+    window_extent,
 )
 from . import hybrid_common
 from .weighted_common import (
@@ -38,7 +39,6 @@ from .weighted_common import bias as weighted_bias
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
-    require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     filt = weights(graph, op, op.inputs[1], dtype, hybrid=True)
     n, h, w, c = shape4(inp)
@@ -52,7 +52,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             filt.index,
         )
     kh, kw = filt.shape[1], filt.shape[2]
-    dims = window_dims(graph, op, inp, out, (kh, kw), in_c=c, out_c=oc)
+    dims = window_dims(graph, op, inp, out, (kh, kw), dilation(graph, op), in_c=c, out_c=oc)
     bias = weighted_bias(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
     act = fused_activation(op)
     macs = n * oh * ow * oc * kh * kw * c
@@ -223,13 +223,27 @@ def fast_mode(dims: dict[str, int], in_c: int, short: int = SHORT) -> int | None
     """
     kh, kw = dims["k_h"], dims["k_w"]
     depth = kh * kw * in_c
-    x0 = np.arange(dims["out_w"]) * dims["stride_w"] - dims["pad_w"]
-    clipped = bool(np.any((x0 < 0) | (x0 + kw > dims["in_w"])))
+    clipped = bool(np.any(clipped_columns(dims)))
     patch = depth <= PATCH_MAX
-    rows = kh <= RUNS_MAX and (not clipped or patch or kh * kw <= RUNS_MAX)
-    if patch and (kw * in_c <= short and kh * kw > 1 or not rows):
+    # Dilated columns are runs of a tap each, whole windows too (tinyaot_conv_fast_runs).
+    taps = dims["dil_w"] > 1
+    rows = (kh * kw if taps else kh) <= RUNS_MAX
+    rows = rows and (not clipped or patch or kh * kw <= RUNS_MAX)
+    if patch and (run_bytes(dims, in_c) <= short and kh * kw > 1 or not rows):
         return PATCH
     return ROWS if rows else None
+
+
+def clipped_columns(dims: dict[str, int]) -> np.ndarray:
+    """Per output column, whether its window reaches past the input's left or right edge."""
+    x0 = np.arange(dims["out_w"]) * dims["stride_w"] - dims["pad_w"]
+    return (x0 < 0) | (x0 + window_extent(dims["k_w"], dims["dil_w"]) > dims["in_w"])
+
+
+def run_bytes(dims: dict[str, int], in_c: int) -> int:
+    """The length of the runs that ROWS reads a window inside the input as: a row of the
+    window, or a tap where its columns are dilated."""
+    return in_c if dims["dil_w"] > 1 else dims["k_w"] * in_c
 
 
 def dsp_mode(dims: dict[str, int], in_c: int, mode: int) -> int:
@@ -344,9 +358,12 @@ def lower_fast(
     # to the patch for it; longer rows are cheaper read in place by the two-pass routine.
     # Cortex-M55 (bench.py --board mps3-an547 --layers): image_example1's first layer (3 bytes a
     # row) 3.01 -> 2.55 instructions per MAC; VWW's (9 bytes a row) would go 1.23 -> 1.92.
-    whole_steps = dims["k_h"] * dims["k_w"] == 1 or dims["k_w"] * in_c % 16 == 0
+    # Clipped windows too deep for the patch are read in place a tap at a time.
+    tap_runs = depth > PATCH_MAX and bool(np.any(clipped_columns(dims)))
+    step_run = in_c if tap_runs else run_bytes(dims, in_c)
+    whole_steps = dims["k_h"] * dims["k_w"] == 1 or step_run % 16 == 0
     mve_mode = dsp_reads
-    if mve and not whole_steps and dims["k_w"] * in_c <= SHORT_DSP and depth <= PATCH_MAX:
+    if mve and not whole_steps and run_bytes(dims, in_c) <= SHORT_DSP and depth <= PATCH_MAX:
         mve_mode = PATCH
     dsp_final = PATCH if pad4 and dsp else dsp_reads
     if dsp_final != mve_mode:
@@ -395,8 +412,8 @@ OP = OpDef(
     "CONV_2D",
     ("int8", "int16", "float32"),
     lower,
-    "SAME/VALID, strides, fused RELU/RELU6/RELU_N1_TO_1; int16: int16x8 (int8 weights, "
-    "int64 or int32 bias, zero points 0)",
+    "SAME/VALID, strides, dilation, fused RELU/RELU6/RELU_N1_TO_1; int16: int16x8 (int8 "
+    "weights, int64 or int32 bias, zero points 0)",
     inputs=(2, 3),
     hybrid=1,
 )

@@ -16,9 +16,9 @@ from ..lowering import (
     OpDef,
     Routine,
     TensorArg,
+    dilation,
     int32_array,
     op_error,
-    require_no_dilation,
     shape4,
     window_dims,
 )
@@ -38,7 +38,6 @@ from .weighted_common import bias as weighted_bias
 
 def lower(graph: Graph, op: Op) -> KernelCall:
     dtype = graph.tensor(op.inputs[0]).dtype
-    require_no_dilation(graph, op)
     inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
     filt = weights(graph, op, op.inputs[1], dtype, hybrid=True)
     n, h, w, c = shape4(inp)
@@ -59,7 +58,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             filt.index,
         )
     kh, kw = filt.shape[1], filt.shape[2]
-    dims = window_dims(graph, op, inp, out, (kh, kw), in_c=c, out_c=oc)
+    dims = window_dims(graph, op, inp, out, (kh, kw), dilation(graph, op), in_c=c, out_c=oc)
     bias = weighted_bias(graph, op, op.inputs[2] if len(op.inputs) > 2 else None, oc, dtype)
     act = fused_activation(op)
     macs = n * oh * ow * oc * kh * kw
@@ -194,12 +193,14 @@ def lower_fast(
     shifts: list[int],
     act: tuple[int, int],
 ) -> KernelCall | None:
-    """tinyaot_dwconv_fast_s8 for 3x3 windows, multiplier 1, strides 1 and 2, when exact."""
+    """tinyaot_dwconv_fast_s8 for 3x3 windows without dilation, multiplier 1, strides 1 and 2,
+    when exact."""
     c = dims["in_c"]
     s = dims["stride_w"]
     if (
         not fast.ENABLED
         or (dims["k_h"], dims["k_w"]) != (3, 3)
+        or (dims["dil_h"], dims["dil_w"]) != (1, 1)
         or dims["out_c"] != c
         or dims["stride_h"] not in (1, 2)
         or s not in (1, 2)
@@ -309,8 +310,8 @@ OP = OpDef(
     "DEPTHWISE_CONV_2D",
     ("int8", "int16", "float32"),
     lower,
-    "depth multiplier >= 1, SAME/VALID, strides; int16: int16x8 (int8 weights, int64 bias, "
-    "zero points 0)",
+    "depth multiplier >= 1, SAME/VALID, strides, dilation; int16: int16x8 (int8 weights, "
+    "int64 bias, zero points 0)",
     inputs=(2, 3),
     hybrid=1,
 )

@@ -64,7 +64,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         conv_dims = {
             "batches": batches,
             **dict.fromkeys(("in_h", "in_w", "out_h", "out_w", "k_h", "k_w"), 1),
-            **dict.fromkeys(("stride_h", "stride_w"), 1),
+            **dict.fromkeys(("stride_h", "stride_w", "dil_h", "dil_w"), 1),
             **dict.fromkeys(("pad_h", "pad_w", "reverse"), 0),
             "in_c": depth,
             "out_c": units,

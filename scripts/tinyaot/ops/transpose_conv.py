@@ -95,6 +95,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "stride_w": sw,
         "pad_h": transpose_padding(padding, sh, oh, kh),
         "pad_w": transpose_padding(padding, sw, ow, kw),
+        # struct tinyaot_conv_dims' dilation, which TRANSPOSE_CONV has none of.
+        "dil_h": 1,
+        "dil_w": 1,
         "reverse": 0,
     }
     bias = weighted_bias(graph, op, op.inputs[3] if len(op.inputs) > 3 else None, oc, dtype)
