@@ -27,6 +27,7 @@ from harness import REPO, split_outputs
 from host import runner as host
 from reference import MODELS as SHARED
 from reference import Reference
+from tfmodels import conv, dwconv
 from tinyaot import codegen, fast, frontend, inplace, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
 from tinyaot.lowering import ByTarget, Routine
@@ -39,18 +40,6 @@ import runner as m3  # noqa: E402
 CONV, DWCONV, FC = "tinyaot_conv_fast_s8", "tinyaot_dwconv_fast_s8", "tinyaot_fc_fast_s8"
 DW_TAPS = "tinyaot_dwconv_taps_s8"
 SETS = 3
-
-
-def conv(filters: int, k: tuple[int, int], s: int, padding: str, act: str | None = None):
-    return lambda x: tf.keras.layers.Conv2D(filters, k, strides=s, padding=padding, activation=act)(
-        x
-    )
-
-
-def dwconv(k: tuple[int, int], s: int, padding: str, mult: int = 1, act: str | None = None):
-    return lambda x: tf.keras.layers.DepthwiseConv2D(
-        k, strides=s, padding=padding, depth_multiplier=mult, activation=act
-    )(x)
 
 
 def avg_pool(k: int, s: int, padding: str):
@@ -104,6 +93,15 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_5x5_s2_c1": (conv(8, (5, 5), 2, "same"), [1, 13, 11, 1], CONV),
     # 25 taps: clipped windows are copied to the patch.
     "conv_5x5": (conv(8, (5, 5), 1, "same"), [1, 7, 7, 4], CONV),
+    # Dilated windows (TF's converter emits them as such; Keras allows no stride with them, see
+    # BUILT_CASES): columns 3 apart are runs of a tap, clipped windows copied to the patch tap
+    # by tap; over 40 channels (360 bytes) clipped windows read in place, the zero point's run
+    # where a tap is outside; a causal dilated Conv1D's 1x3 (VALID after its PAD), every window
+    # whole, a row's pairs in one job; rows dilated only, of one channel (copied).
+    "conv_3x3_d23": (conv(8, (3, 3), 1, "same", d=(2, 3)), [1, 9, 10, 8], CONV),
+    "conv_3x3_d2_c40": (conv(8, (3, 3), 1, "same", d=2), [1, 7, 8, 40], CONV),
+    "conv_1x3_d4_valid": (conv(8, (1, 3), 1, "valid", d=(1, 4)), [1, 2, 20, 8], CONV),
+    "conv_5x1_d3_c1": (conv(8, (5, 1), 1, "same", d=(3, 1)), [1, 16, 6, 1], CONV),
     # ReLU6: TF's converter gives the output the range [0, 6], so the clamp is all of int8
     # (BUILT_CASES below clamp inside it).
     "conv_relu6": (conv(8, (3, 3), 1, "same", "relu6"), [1, 6, 6, 8], CONV),
@@ -145,6 +143,9 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # channels, a last chunk of two, with line words.
     "dw_1x5": (dwconv((1, 5), 1, "same"), [1, 2, 9, 24], DW_TAPS),
     "dw_5x1_s2_c10_relu": (dwconv((5, 1), 2, "same", act="relu"), [1, 9, 3, 10], DW_TAPS),
+    # Dilated 3x3 windows, which the 3x3 routines do not take; one input channel into four.
+    "dw_3x3_d2": (dwconv((3, 3), 1, "same", d=2), [1, 9, 9, 16], DW_TAPS),
+    "dw_c1_mult4_d2": (dwconv((3, 3), 1, "same", mult=4, d=(2, 1)), [1, 8, 8, 1], CONV),
     # Two images: groups and pixel pairs run on across the batch.
     "dw_batch2": (dwconv((3, 3), 1, "same"), [2, 3, 5, 16], DWCONV),
     "conv_3x3_batch2": (conv(8, (3, 3), 1, "same"), [2, 3, 5, 8], CONV),
@@ -176,25 +177,34 @@ ADD_CASES: dict[str, tuple[Callable, list[list[int]], str]] = {
 
 
 def hand_conv(
-    c: tuple[int, int], k: int, size: int, act: int, out_q: tuple[float, int], seed: int
+    c: tuple[int, int],
+    k: int,
+    size: int,
+    act: int,
+    out_q: tuple[float, int],
+    seed: int,
+    stride: int = 1,
+    dil: tuple[int, int] = (1, 1),
 ) -> bytes:
-    """A SAME CONV_2D of c = (in, out) channels, k x k, over size x size, with small weights so
-    that outputs spread over the range; out_q: the output's scale and zero point."""
+    """A SAME CONV_2D of c = (in, out) channels, k x k dilated by dil, over size x size, with
+    small weights so that outputs spread over the range; out_q: the output's scale and zero
+    point."""
     c_in, c_out = c
     rng = np.random.default_rng(seed)
     w_scales = [0.016 + 0.002 * i for i in range(c_out)]
+    out = -(-size // stride)
     tensors = [
         tb.Tensor("input", [1, size, size, c_in], tb.INT8, 0, [0.05], [1]),
         tb.Tensor("filter", [c_out, k, k, c_in], tb.INT8, 1, w_scales, [0] * c_out),
         tb.Tensor("bias", [c_out], tb.INT32, 2, [0.05 * s for s in w_scales], [0] * c_out),
-        tb.Tensor("output", [1, size, size, c_out], tb.INT8, 0, [out_q[0]], [out_q[1]]),
+        tb.Tensor("output", [1, out, out, c_out], tb.INT8, 0, [out_q[0]], [out_q[1]]),
     ]
     options = {
         "Padding": tb.PADDING.SAME,
-        "StrideH": 1,
-        "StrideW": 1,
-        "DilationHFactor": 1,
-        "DilationWFactor": 1,
+        "StrideH": stride,
+        "StrideW": stride,
+        "DilationHFactor": dil[0],
+        "DilationWFactor": dil[1],
         "FusedActivationFunction": act,
     }
     op = tb.Operator(0, [0, 1, 2], [3], "Conv2DOptions", options)
@@ -243,6 +253,17 @@ BUILT_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     # 49 pixels; a detection head's pointwise two channels over 48.
     "conv_c1": (lambda: hand_conv((5, 1), 3, 7, tb.ACT.NONE, (0.08, 5), 11), CONV),
     "conv_1x1_c2": (lambda: hand_conv((48, 2), 1, 6, tb.ACT.RELU, (0.05, -128), 12), CONV),
+    # Stride and dilation at once, which Keras does not build but TFLite runs: stride 2 with
+    # dilation 2x3 over 8 channels (the patch for clipped windows), and over 24 channels (216
+    # bytes: taps read in place) with a ReLU (line tables) over 3 output channels.
+    "conv_s2_d23": (
+        lambda: hand_conv((8, 8), 3, 11, tb.ACT.NONE, (0.08, 3), 13, 2, (2, 3)),
+        CONV,
+    ),
+    "conv_s2_d32_c24_relu": (
+        lambda: hand_conv((24, 3), 3, 10, tb.ACT.RELU, (0.05, -128), 14, 2, (3, 2)),
+        CONV,
+    ),
 }
 PLACEMENTS = ["planned", "forward", "reverse"]
 

@@ -22,6 +22,7 @@ import pytest
 import tensorflow as tf
 import tfmodels
 from test_fast_kernels import PLACEMENTS, check_host, compiled, cortex_m_failures, inputs_for
+from tfmodels import conv, dwconv
 from tinyaot import fast, frontend
 from tinyaot.compiler import Options, compile_graph
 
@@ -29,18 +30,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parent / "cortex_m3"))
 import runner as m3  # noqa: E402
 
 CONV, DWCONV = "tinyaot_conv_fast_s16", "tinyaot_dwconv_fast_s16"
-
-
-def conv(filters: int, k: tuple[int, int], s: int, padding: str, act: str | None = None):
-    return lambda x: tf.keras.layers.Conv2D(filters, k, strides=s, padding=padding, activation=act)(
-        x
-    )
-
-
-def dwconv(k: tuple[int, int], s: int, padding: str, mult: int = 1):
-    return lambda x: tf.keras.layers.DepthwiseConv2D(
-        k, strides=s, padding=padding, depth_multiplier=mult
-    )(x)
 
 
 def dense(units: int, act: str | None = None):
@@ -67,7 +56,12 @@ CASES: dict[str, tuple[Callable, list[int], str, dict[str, int]]] = {
     "conv_3x3_c16": (conv(6, (3, 3), 1, "same"), [1, 5, 6, 16], CONV, PAIRS),
     # Over it with an odd in_c: rows of their own, four channels a position.
     "conv_5x5_s2_c7": (conv(4, (5, 5), 2, "same"), [1, 9, 9, 7], CONV, FOURS),
+    # Dilated: the patch tap by tap (27 positions, no pairs); taps of 16 channels read in
+    # place, clipped ones zero; a dilated depthwise window.
+    "conv_3x3_d2_c3": (conv(8, (3, 3), 1, "same", d=2), [1, 8, 7, 3], CONV, PATCH_FOURS),
+    "conv_3x3_d13_c16": (conv(6, (3, 3), 1, "same", d=(1, 3)), [1, 5, 9, 16], CONV, PAIRS),
     "dw_3x3": (dwconv((3, 3), 1, "same"), [1, 5, 6, 12], DWCONV, {}),
+    "dw_3x3_d2": (dwconv((3, 3), 1, "same", d=(2, 3)), [1, 7, 8, 12], DWCONV, {}),
     # Channels left over after the groups of four, stride 2, clipped windows.
     "dw_3x3_s2_c6": (dwconv((3, 3), 2, "same"), [1, 7, 7, 6], DWCONV, {}),
     # A depth multiplier of 2: one channel at a time.
@@ -117,6 +111,8 @@ def test_fast_s16_can_be_turned_off(models, monkeypatch):
 # blocks of four and one by one.
 REFERENCE = {
     "conv_3x3_c3": "tinyaot_conv_s16",
+    "conv_3x3_d2_c3": "tinyaot_conv_s16",
+    "dw_3x3_d2": "tinyaot_dwconv_s16",
     "conv_1x1_oc5": "tinyaot_conv_s16",
     "dw_3x3_s2_c6": "tinyaot_dwconv_s16",
 }

@@ -252,7 +252,7 @@ HOSTILE: dict[str, tuple[Callable[[], bytes], str]] = {
         fc(lambda m, sg: setattrs(sg.tensors[0], is_variable=True)),
         "tensor 0 'input' is a variable and a graph input or output, which is not supported",
     ),
-    "conv_dilation": (conv(dilation=2), "op 0 (CONV_2D): dilation 2x2 is not supported (only 1x1)"),
+    "conv_dilation": (conv(dilation=0), "op 0 (CONV_2D): dilation 0x0 must be at least 1"),
     "conv_tanh": (
         conv(activation=tb.ACT.TANH),
         "op 0 (CONV_2D), tensor 3 'output': fused activation TANH is not supported",

@@ -1,6 +1,6 @@
 """Hybrid float models (float32 activations, int8 weights, from dynamic-range quantisation):
-FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D and BATCH_MATMUL in one model, with per-channel
-and with per-tensor weights; a Keras LSTM and an SVDF (built with tflite_builder: the
+FULLY_CONNECTED, CONV_2D, DEPTHWISE_CONV_2D (dilated) and BATCH_MATMUL in one model, with
+per-channel and with per-tensor weights; a Keras LSTM and an SVDF (built with tflite_builder: the
 converter makes no SVDF from Keras) over six invocations, their states carried between them.
 
 TFLite Micro refuses these models; LiteRT runs them, quantising the input to int8 on the
@@ -49,7 +49,7 @@ def layers(weights):
 
     def fn(x, y, z):
         a = tf.nn.relu(tf.nn.conv2d(x, conv_w, [1, 2, 2, 1], "SAME") + CONV_B)
-        b = tf.nn.depthwise_conv2d(x, dw_w, [1, 1, 1, 1], "VALID")
+        b = tf.nn.depthwise_conv2d(x, dw_w, [1, 1, 1, 1], "VALID", dilations=[1, 2])
         c = tf.matmul(y, fc_w) + FC_B
         d = tf.matmul(z, bmm_w)
         return a, b, c, d

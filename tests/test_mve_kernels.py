@@ -90,16 +90,19 @@ def conv_model(
     activation: int = tb.ACT.NONE,
     out_q: tuple[float, int] = (0.02, 5),
     seed: int = 0,
+    dil: tuple[int, int] = (1, 1),
 ) -> bytes:
-    """One int8 CONV_2D of c = (in, out) channels, k = (k_h, k_w) over size = (h, w), per-channel
-    weights in [-4, 4] so that the outputs spread over the range, input zero point 1."""
+    """One int8 CONV_2D of c = (in, out) channels, k = (k_h, k_w) dilated by dil over
+    size = (h, w), per-channel weights in [-4, 4] so that the outputs spread over the range,
+    input zero point 1."""
     (c_in, c_out), (k_h, k_w), (h, w) = c, k, size
     rng = np.random.default_rng(seed)
     w_scales = [0.016 + 0.002 * i for i in range(c_out)]
     if same:
         out_h, out_w = -(-h // stride), -(-w // stride)
     else:
-        out_h, out_w = (h - k_h) // stride + 1, (w - k_w) // stride + 1
+        span_h, span_w = (k_h - 1) * dil[0] + 1, (k_w - 1) * dil[1] + 1
+        out_h, out_w = (h - span_h) // stride + 1, (w - span_w) // stride + 1
     tensors = [
         tb.Tensor("input", [1, h, w, c_in], tb.INT8, 0, [0.05], [1]),
         tb.Tensor("filter", [c_out, k_h, k_w, c_in], tb.INT8, 1, w_scales, [0] * c_out),
@@ -110,8 +113,8 @@ def conv_model(
         "Padding": tb.PADDING.SAME if same else tb.PADDING.VALID,
         "StrideH": stride,
         "StrideW": stride,
-        "DilationHFactor": 1,
-        "DilationWFactor": 1,
+        "DilationHFactor": dil[0],
+        "DilationWFactor": dil[1],
         "FusedActivationFunction": activation,
     }
     op = tb.Operator(0, [0, 1, 2], [3], "Conv2DOptions", options)
@@ -148,6 +151,12 @@ CONV_CASES = {
     "conv_1x1_c20_oc10_relu": lambda: conv_model(
         (20, 10), (1, 1), (3, 5), activation=tb.ACT.RELU, out_q=(0.02, -128), seed=18
     ),
+    # Dilated columns: runs of a tap (in_c bytes), whole steps of 16 for the one-pass routine
+    # over 32 channels, not over 12 (the two-pass one); stride 2 with dilation 3x2.
+    "conv_3x3_d2_c32_oc8": lambda: conv_model((32, 8), (3, 3), (7, 9), seed=41, dil=(2, 2)),
+    "conv_3x3_s2_d32_c12_oc8": lambda: conv_model(
+        (12, 8), (3, 3), (11, 10), 2, seed=42, dil=(3, 2)
+    ),
 }
 
 
@@ -159,9 +168,10 @@ def dw_model(
     out_q: tuple[float, int] = (0.05, 2),
     seed: int = 0,
     k: tuple[int, int] = (3, 3),
+    dil: tuple[int, int] = (1, 1),
 ) -> bytes:
-    """One int8 k = (k_h, k_w) DEPTHWISE_CONV_2D (depth multiplier 1, SAME) of c channels over
-    size = (h, w), per-channel weights in [-40, 40], input zero point -2."""
+    """One int8 k = (k_h, k_w) DEPTHWISE_CONV_2D (depth multiplier 1, SAME, dilated by dil) of
+    c channels over size = (h, w), per-channel weights in [-40, 40], input zero point -2."""
     (h, w), (k_h, k_w) = size, k
     rng = np.random.default_rng(seed)
     w_scales = [0.01 + 0.001 * i for i in range(c)]
@@ -177,8 +187,8 @@ def dw_model(
         "StrideH": stride,
         "StrideW": stride,
         "DepthMultiplier": 1,
-        "DilationHFactor": 1,
-        "DilationWFactor": 1,
+        "DilationHFactor": dil[0],
+        "DilationWFactor": dil[1],
         "FusedActivationFunction": activation,
     }
     op = tb.Operator(0, [0, 1, 2], [3], "DepthwiseConv2DOptions", options)
@@ -224,6 +234,8 @@ DW_TAPS_CASES = {
     "dwt_1x3_c3_relu6": lambda: dw_model(
         3, (4, 7), activation=tb.ACT.RELU6, out_q=(0.05, -1), seed=34, k=(1, 3)
     ),
+    # A dilated 3x3 window, which the 3x3 routines do not take.
+    "dwt_3x3_d2_c16": lambda: dw_model(16, (7, 8), seed=35, dil=(2, 2)),
 }
 
 
@@ -390,14 +402,15 @@ def test_fc_mve_layout(models: dict[str, Path]) -> None:
 
 def test_conv_mve_routine_and_layout(models: dict[str, Path]) -> None:
     """On Helium, every fast convolution but the shallow one names the one-pass routine where
-    its runs are whole steps of 16 inputs (1x1 windows, rows of k_w * in_c a multiple of 16),
+    its runs are whole steps of 16 inputs (1x1 windows, rows of k_w * in_c a multiple of 16,
+    taps of in_c a multiple of 16 where the columns are dilated),
     per block each 16 inputs' weights of the four channels in turn, then their depth % 16 last
     ones, on the vector table (line 0), the _relu variant where the clamp hides every output
     under the zero point; else tinyaot_conv_pairs_mve, each channel's weights in a row (in block
     order), the line tables where the ReLU gives them. The shallow one takes the DSP routine and
     its layout (mve None)."""
     one_pass = {"conv_1x1_c32_oc24", "conv_1x1_c16_oc8", "conv_3x3_s2_c16_oc6"}
-    one_pass |= {"conv_1x1_c8_oc3", "conv_1x1_c20_oc10_relu"}
+    one_pass |= {"conv_1x1_c8_oc3", "conv_1x1_c20_oc10_relu", "conv_3x3_d2_c32_oc8"}
     # Every window copied to the patch (rows of 4 and 3 bytes): one run of the whole depth.
     patched = {"conv_10x4_s2_c1_oc12", "conv_3x3_c1_oc8"}
     for name in CONV_CASES:

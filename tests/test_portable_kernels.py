@@ -24,6 +24,7 @@ from closeness import outputs_match
 from harness import check_against_tflm, tinyaot
 from opcheck import write_model
 from reference import Reference, model_paths
+from tfmodels import conv, dwconv
 from tinyaot import cli, fast, frontend
 from tinyaot.compiler import Options, compile_model
 
@@ -66,22 +67,6 @@ def test_model_portable(tmp_path, model):
         return
     check_against_tflm(model, tmp_path, sets=1, options=PORTABLE)
     assert not [k for k in kernels(tmp_path / "gen") if "fast" in k]
-
-
-def conv(filters: int, k: tuple[int, int], s: int, padding: str, act: str | None = None):
-    import tensorflow as tf
-
-    return lambda x: tf.keras.layers.Conv2D(filters, k, strides=s, padding=padding, activation=act)(
-        x
-    )
-
-
-def dwconv(k: tuple[int, int], s: int, padding: str, mult: int = 1, act: str | None = None):
-    import tensorflow as tf
-
-    return lambda x: tf.keras.layers.DepthwiseConv2D(
-        k, strides=s, padding=padding, depth_multiplier=mult, activation=act
-    )(x)
 
 
 def dense(units: int, act: str | None = None):
@@ -207,6 +192,48 @@ CASES: dict[str, tuple[Callable, list[int], bool, dict[str, bool], str, str]] = 
     "dwconv_f32_3x1_mult16": (
         dwconv((3, 1), 1, "valid", 16),
         [1, 9, 1, 2],
+        False,
+        {},
+        "dwconv_f32",
+        "",
+    ),
+    # Dilated windows: int8 per channel and per tensor, float32 with the groups of eight
+    # channels (and of a multiplier of 8) and the rest.
+    "conv_3x3_d23": (
+        conv(8, (3, 3), 1, "same", d=(2, 3)),
+        [1, 9, 10, 4],
+        True,
+        {},
+        "conv_s8",
+        "channel",
+    ),
+    "dwconv_3x3_d2_per_tensor": (
+        dwconv((3, 3), 1, "same", d=2),
+        [1, 8, 7, 8],
+        True,
+        PER_TENSOR,
+        "dwconv_s8",
+        "tensor",
+    ),
+    "conv_f32_3x3_d32": (
+        conv(11, (3, 3), 1, "same", d=(3, 2)),
+        [1, 9, 8, 3],
+        False,
+        {},
+        "conv_f32",
+        "",
+    ),
+    "dwconv_f32_3x3_d2_mult8": (
+        dwconv((3, 3), 1, "same", 8, d=(1, 2)),
+        [1, 6, 9, 2],
+        False,
+        {},
+        "dwconv_f32",
+        "",
+    ),
+    "dwconv_f32_3x3_d2": (
+        dwconv((3, 3), 1, "valid", d=2),
+        [1, 8, 8, 5],
         False,
         {},
         "dwconv_f32",

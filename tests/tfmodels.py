@@ -123,3 +123,30 @@ def retype_tensor(
         t.quantization.scale = [float(quant[0])]
         t.quantization.zeroPoint = [int(quant[1])]
     return bytes(flatbuffer_utils.convert_object_to_bytearray(obj))
+
+
+def conv(
+    filters: int, k: tuple[int, int], s: int, padding: str, act: str | None = None, d: object = 1
+) -> Callable:
+    """A Keras Conv2D layer as a function of its input, for keras()."""
+    import tensorflow as tf
+
+    return lambda x: tf.keras.layers.Conv2D(
+        filters, k, strides=s, padding=padding, activation=act, dilation_rate=d
+    )(x)
+
+
+def dwconv(
+    k: tuple[int, int],
+    s: int,
+    padding: str,
+    mult: int = 1,
+    act: str | None = None,
+    d: object = 1,
+) -> Callable:
+    """A Keras DepthwiseConv2D layer as a function of its input, for keras()."""
+    import tensorflow as tf
+
+    return lambda x: tf.keras.layers.DepthwiseConv2D(
+        k, strides=s, padding=padding, depth_multiplier=mult, activation=act, dilation_rate=d
+    )(x)
