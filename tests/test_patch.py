@@ -51,9 +51,11 @@ def runtime(tmp_path_factory: pytest.TempPathFactory) -> list[str]:
 # window). An "up" block is a U-Net's or a feature pyramid's: the block input max-pooled by 2
 # (SAME), resized back by nearest neighbour (align_corners with window % 3 == 1, half-pixel
 # centers with 2), concatenated with the block input (the resized first with stride 2) and
-# a 1x1 convolution to the output channels.
+# a 1x1 convolution to the output channels. "dconv" and "ddw" are "conv" and "dw" with their
+# taps two rows and two columns apart (dilation 2).
 Layer = tuple[str, int, int, bool, int]
-KINDS = ("conv", "dw", "avg", "max", "pad", "hswish", "prelu", "up")
+KINDS = ("conv", "dw", "dconv", "ddw", "avg", "max", "pad", "hswish", "prelu", "up")
+DILATED = {"dconv": 2, "ddw": 2}
 
 
 def out_size(h: int, layer: Layer) -> int:
@@ -62,7 +64,8 @@ def out_size(h: int, layer: Layer) -> int:
         return h + k % 3 + stride
     if kind in ("res", "hswish", "prelu", "se", "up"):
         return h
-    return (h + stride - 1) // stride if same else (h - k) // stride + 1
+    span = (k - 1) * DILATED.get(kind, 1) + 1
+    return (h + stride - 1) // stride if same else (h - span) // stride + 1
 
 
 def steps_of(layers: list[Layer]) -> int:
@@ -85,11 +88,15 @@ def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
         codes.append(tb.OpCode(op))
         return len(codes) - 1
 
-    def conv(x: int, name: str, dw: bool, k: int, stride: int, padding: int, out_c: int) -> int:
+    def conv(
+        x: int, name: str, dw: bool, k: int, stride: int, padding: int, out_c: int, dil: int = 1
+    ) -> int:
         """A convolution of tensor x (shape from the tensor): its output tensor."""
         _, h, _, c = tensors[x].shape
         scale = tensors[x].scale[0]
-        out_h = (h + stride - 1) // stride if padding == tb.PADDING.SAME else (h - k) // stride + 1
+        span = (k - 1) * dil + 1
+        same = padding == tb.PADDING.SAME
+        out_h = (h + stride - 1) // stride if same else (h - span) // stride + 1
         out_c = c if dw else out_c
         shape = [1, k, k, c] if dw else [out_c, k, k, c]
         w_scale = [float(s) for s in rng.uniform(0.005, 0.02, out_c)]
@@ -120,7 +127,7 @@ def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
             ]
         )
         options = {"Padding": padding, "StrideH": stride, "StrideW": stride}
-        options |= {"DilationHFactor": 1, "DilationWFactor": 1, "FusedActivationFunction": 0}
+        options |= {"DilationHFactor": dil, "DilationWFactor": dil, "FusedActivationFunction": 0}
         if dw:
             options["DepthMultiplier"] = 1
         kind = tb.OPS.DEPTHWISE_CONV_2D if dw else tb.OPS.CONV_2D
@@ -228,7 +235,8 @@ def cnn(layers: list[Layer], size: int, channels: int, seed: int) -> bytes:
             ops.append(tb.Operator(code(tb.OPS.ADD), pair, [n], "AddOptions", options))
             x = n
         else:
-            x = conv(x, str(i), kind == "dw", k, stride, padding, out_c)
+            dil = DILATED.get(kind, 1)
+            x = conv(x, str(i), kind in ("dw", "ddw"), k, stride, padding, out_c, dil)
     graph = tb.SubGraph(tensors, ops, [0], [x])
     return tb.build(tb.Model([graph], codes, buffers))
 
@@ -376,14 +384,24 @@ def layer() -> st.SearchStrategy[Layer]:
     seed=0,
     keep="none",
 )
+# Dilated convolutions, strided and not (their stripes read the rows of the dilated span).
+@example(
+    layers=[("dconv", 3, 1, True, 8), ("ddw", 3, 2, False, 8), ("dconv", 2, 1, True, 4)],
+    size=20,
+    channels=3,
+    depth=3,
+    stripes=3,
+    seed=4,
+    keep="none",
+)
 def test_stage_matches_tflite_micro(
     layers, size, channels, depth, stripes, seed, keep, tmp_path_factory, runtime
 ):
-    """Any stage depth and stripe count on a chain of convolutions, depthwise convolutions,
-    pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding), PADs (of rows, columns
-    and channels) and activations (HARD_SWISH, PReLU) is byte for byte TFLite Micro's, as the
-    layer-by-layer code is, whether _run() reads the input in place or _invoke() in its
-    pinned buffer."""
+    """Any stage depth and stripe count on a chain of convolutions, depthwise convolutions
+    (dilated or not), pools (windows 1 to 5, strides 1 and 2, SAME and VALID padding), PADs (of
+    rows, columns and channels) and activations (HARD_SWISH, PReLU) is byte for byte TFLite
+    Micro's, as the layer-by-layer code is, whether _run() reads the input in place or
+    _invoke() in its pinned buffer."""
     stage_matches(layers, size, channels, depth, stripes, seed, tmp_path_factory, runtime, keep)
 
 
