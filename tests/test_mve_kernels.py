@@ -157,6 +157,9 @@ CONV_CASES = {
     "conv_3x3_s2_d32_c12_oc8": lambda: conv_model(
         (12, 8), (3, 3), (11, 10), 2, seed=42, dil=(3, 2)
     ),
+    # Rows of 48 bytes, but clipped windows too deep for the patch (144 bytes) are read in
+    # place a tap of 24 at a time: not whole steps, the two-pass routine.
+    "conv_3x2_c24_oc8": lambda: conv_model((24, 8), (3, 2), (5, 6), seed=43),
 }
 
 
