@@ -187,6 +187,52 @@ def test_int8_every_pair(tmp_path):
     assert quotients.min() == -128 and quotients.max() == 127
 
 
+def constant_cases() -> tuple[list[T], list[O]]:
+    """An int8 input against constants of one value (first and second, a scalar and a
+    broadcast vector) in every int8 op that tabulates them, and against a constant of four
+    values, which keeps the kernel."""
+    shape = (1, 8, 8, 4)
+    inputs = [
+        T(tb.INT8, shape, 0.06, -7),
+        T(tb.INT8, (1,), 0.09, 12, np.array([37], np.int8)),
+        T(tb.INT8, (1, 1, 1, 4), 0.05, -3, np.full(4, -100, np.int8)),
+        T(tb.INT8, (1, 1, 1, 4), 0.05, -3, np.array([-100, 0, 5, 90], np.int8)),
+    ]
+    ops = [
+        O("ADD", [0, 1], T(tb.INT8, shape, 0.03, 3), ACT.NONE),
+        O("ADD", [2, 0], T(tb.INT8, shape, 0.04, -128), ACT.RELU),
+        O("SUB", [0, 1], T(tb.INT8, shape, 0.1, 3), ACT.NONE),
+        O("SUB", [1, 0], T(tb.INT8, shape, 0.05, -20), ACT.RELU6),
+        O("SUB", [0, 2], T(tb.INT8, shape, 0.07, 5), ACT.RELU_N1_TO_1),
+        O("MUL", [0, 1], T(tb.INT8, shape, 0.2, -4), ACT.NONE),
+        O("MUL", [2, 0], T(tb.INT8, shape, 0.3, 10), ACT.RELU),
+        O("MAXIMUM", [0, 1], T(tb.INT8, shape, 0.06, -7)),
+        O("MINIMUM", [2, 0], T(tb.INT8, shape, 0.06, -7)),
+        O("SUB", [0, 3], T(tb.INT8, shape, 0.1, 3), ACT.NONE),
+        O("MUL", [3, 0], T(tb.INT8, shape, 0.3, 10), ACT.NONE),
+    ]
+    return inputs, ops
+
+
+def test_int8_constant_of_one_value_is_a_table(tmp_path):
+    # x - c, c * x, max(x, c), ...: a function of one byte, a 256-byte table filled with the
+    # kernel's arithmetic; every int8 input value, so every entry of every table is compared.
+    inputs, ops = constant_cases()
+    path = write_model(build(inputs, ops), tmp_path)
+    steps = compile_graph(load(path), Options(name="m"), path.name).steps
+    functions = [step.call.function for step in steps]
+    assert functions[:9] == ["tinyaot_lut8"] * 9
+    assert "tinyaot_lut8" not in functions[9:]
+    rng = np.random.default_rng(3)
+    sets = [[every_int8((1, 8, 8, 4))], [rng.integers(-128, 128, (1, 8, 8, 4), dtype=np.int8)]]
+    result = check_inputs(path, tmp_path, sets)
+    assert result.exact
+    # The tables reach both ends of int8 and both clamps of the activations.
+    assert result.outputs[0][0].min() == -128 and result.outputs[0][0].max() == 127
+    relu6 = result.outputs[0][3]
+    assert relu6.min() == -20 and relu6.max() == round(6 / 0.05) - 20
+
+
 SPECIAL_A = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.nan, np.inf, -np.inf, 1e30, -7.0, 3.0]
 SPECIAL_B = [1.0, -1.0, 2.5, -2.5, 0.75, np.inf, -np.inf, 1e-30, 3.0, -7.0]
 

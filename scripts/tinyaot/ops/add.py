@@ -1,4 +1,5 @@
-"""ADD with NumPy-style broadcasting: int8, int16, float32 and int32."""
+"""ADD with NumPy-style broadcasting: int8, int16, float32 and int32; int8 with a constant of
+one value as a table."""
 
 from __future__ import annotations
 
@@ -8,9 +9,16 @@ from ..lowering import (
     KernelCall,
     OpDef,
     binary_io,
-    require_quant,
 )
-from .binary_common import INT32_MAX, INT32_MIN, LEFT_SHIFT, add_sub_call, fold_binary
+from .binary_common import (
+    INT32_MAX,
+    INT32_MIN,
+    add_sub_call,
+    add_sub_fields,
+    add_sub_value,
+    constant_table,
+    fold_binary,
+)
 from .binary_common import call as binary_call
 
 
@@ -36,31 +44,26 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             args,
             inplace=overlap,
         )
-    require_quant(graph, op, [a.index, b.index, out.index])
-    twice_max = 2 * max(float(a.scale), float(b.scale))
-    m1, s1 = quant.quantize_multiplier(float(a.scale) / twice_max)
-    m2, s2 = quant.quantize_multiplier(float(b.scale) / twice_max)
-    left_shift = LEFT_SHIFT[DType.INT8]
-    mo, so = quant.quantize_multiplier(twice_max / ((1 << left_shift) * float(out.scale)))
-    lo, hi = quant.activation_range_int8(act, out, op.describe())
-    call = fast.lower_add(a, b, out, left_shift, ((m1, s1), (m2, s2)), (mo, so), (lo, hi), overlap)
+    fields = add_sub_fields(graph, op)
+    table = constant_table(graph, op, add_sub_value(fields, 1))
+    if table is not None:
+        return table
+    call = fast.lower_add(
+        a,
+        b,
+        out,
+        fields["left_shift"],
+        (
+            (fields["input1_multiplier"], fields["input1_shift"]),
+            (fields["input2_multiplier"], fields["input2_shift"]),
+        ),
+        (fields["output_multiplier"], fields["output_shift"]),
+        (fields["act_min"], fields["act_max"]),
+        overlap,
+    )
     if call is not None:
         return call
-    params = {
-        "b": bcast,
-        "left_shift": left_shift,
-        "input1_offset": -a.zero_point,
-        "input1_multiplier": m1,
-        "input1_shift": s1,
-        "input2_offset": -b.zero_point,
-        "input2_multiplier": m2,
-        "input2_shift": s2,
-        "output_offset": out.zero_point,
-        "output_multiplier": mo,
-        "output_shift": so,
-        "act_min": lo,
-        "act_max": hi,
-    }
+    params = {"b": bcast, **fields}
     return KernelCall(
         "tinyaot_add_s8",
         "tinyaot/add.h",
@@ -75,7 +78,7 @@ OP = OpDef(
     "ADD",
     ("int8", "float32", "int32", "int16"),
     lower,
-    "broadcasting up to 4-D, fused activations",
+    "broadcasting up to 4-D, fused activations; int8 with a constant of one value: a table",
     inputs=(2, 2),
     fold=fold_binary(lambda a, b: a + b, fused_activation=True),
 )

@@ -9,6 +9,7 @@ from collections.abc import Callable
 import numpy as np
 
 from .. import inplace, quant
+from ..fixedpoint import mbqm, saturate, wrap32
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
     Fold,
@@ -20,6 +21,7 @@ from ..lowering import (
     require_quant,
     shape4,
 )
+from .lut_common import lut8
 
 SUFFIX = {
     DType.INT8: "s8",
@@ -95,10 +97,11 @@ def common_scale(a: Tensor, b: Tensor) -> tuple[float, dict[str, int]]:
 LEFT_SHIFT = {DType.INT8: 20, DType.INT16: 15}
 
 
-def add_sub_call(graph: Graph, op: Op, function: str, header: str) -> KernelCall:
-    """A quantised ADD or SUB on TFLite's common scale (struct tinyaot_add_s8_params): the
-    inputs rescaled with the dtype's headroom, summed or subtracted, rescaled to the output
-    and clamped to its activation range."""
+def add_sub_fields(graph: Graph, op: Op) -> dict[str, int]:
+    """The fields of a quantised ADD or SUB on TFLite's common scale (struct
+    tinyaot_add_s8_params but the broadcast walk): the inputs rescaled with the dtype's
+    headroom, summed or subtracted, rescaled to the output and clamped to its activation
+    range."""
     a, b, out = (graph.tensor(t) for t in (*op.inputs, op.outputs[0]))
     require_quant(graph, op, [a.index, b.index, out.index])
     # Computed in double as ADD's Prepare: the installed TFLite Micro agrees with that for
@@ -117,7 +120,54 @@ def add_sub_call(graph: Graph, op: Op, function: str, header: str) -> KernelCall
         act_min=lo,
         act_max=hi,
     )
+    return fields
+
+
+def add_sub_call(graph: Graph, op: Op, function: str, header: str) -> KernelCall:
+    """A quantised ADD or SUB (add_sub_fields) on the broadcast walk."""
+    fields = add_sub_fields(graph, op)
     return call(graph, op, function, "struct tinyaot_add_s8_params", fields, header)
+
+
+def add_sub_value(f: dict[str, int], sign: int) -> Callable[[int, int], int]:
+    """One output of ADD (sign 1) or SUB (-1) from its two stored inputs, in the steps of
+    tinyaot_add_one and tinyaot_sub_one."""
+
+    def value(x: int, y: int) -> int:
+        shift = f["left_shift"]
+        sa = mbqm(
+            wrap32((x + f["input1_offset"]) << shift), f["input1_multiplier"], f["input1_shift"]
+        )
+        sb = mbqm(
+            wrap32((y + f["input2_offset"]) << shift), f["input2_multiplier"], f["input2_shift"]
+        )
+        raw = mbqm(wrap32(sa + sign * sb), f["output_multiplier"], f["output_shift"])
+        return saturate(raw + f["output_offset"], f["act_min"], f["act_max"])
+
+    return value
+
+
+def constant_table(graph: Graph, op: Op, value: Callable[[int, int], int]) -> KernelCall | None:
+    """An int8 op whose one input is a constant of a single value (x - c, c * x, max(x, c))
+    and whose other input is as large as the output, as a table of that input's 256 values
+    (lut_common): `value(first, second)`, the kernel's arithmetic for one pair of stored
+    inputs, evaluated at compile time. None for any other op, which keeps its kernel."""
+    a, b, out = (graph.tensor(t) for t in (*op.inputs, op.outputs[0]))
+    for source, (var, const) in enumerate(((a, b), (b, a))):
+        if var.is_const or not const.is_const or var.num_elements != out.num_elements:
+            continue
+        if var.quant is None or out.quant is None:
+            continue
+        values = np.unique(np.asarray(const.data))
+        if values.size != 1:
+            continue
+        c = int(values[0])
+
+        def table(v: int, c: int = c, source: int = source) -> int:
+            return value(v, c) if source == 0 else value(c, v)
+
+        return lut8(graph, op, table, source)
+    return None
 
 
 def scaled_inputs(a: Tensor, b: Tensor, real1: float, real2: float) -> dict[str, int]:
@@ -190,13 +240,18 @@ def pick(name: str, select: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> O
     """MAXIMUM or MINIMUM: `select(a, b)` is where TFLite keeps a (a > b, or a < b)."""
 
     def lower(graph: Graph, op: Op) -> KernelCall:
+        if graph.tensor(op.inputs[0]).dtype == DType.INT8:
+            table = constant_table(graph, op, lambda x, y: x if select(x, y) else y)
+            if table is not None:
+                return table
         return plain(graph, op, name.lower())
 
     return OpDef(
         name,
         ("int8", "float32", "int32"),
         lower,
-        "broadcasting up to 4-D; int8 compares stored values, as TFLite Micro",
+        "broadcasting up to 4-D; int8 compares stored values, as TFLite Micro (with a constant of "
+        "one value: a table)",
         inputs=(2, 2),
         # TFLite's a > b ? a : b, whose NaN handling np.maximum would not keep.
         fold=fold_binary(lambda a, b: np.where(select(a, b), a, b)),

@@ -24,13 +24,13 @@ def byte_values(dtype: DType) -> list[int]:
     return [b - 256 if dtype == DType.INT8 and b >= 128 else b for b in range(256)]
 
 
-def lut8(graph: Graph, op: Op, fn: Callable[[int], int]) -> KernelCall:
+def lut8(graph: Graph, op: Op, fn: Callable[[int], int], source: int = 0) -> KernelCall:
     """tinyaot_lut8 from fn: input value -> output value (saturated to the output dtype here).
 
-    The input and output must be quantised 8-bit tensors of the same size; fn computes with
-    their scales and zero points, which it takes from the graph itself.
+    The input (op input `source`) and output must be quantised 8-bit tensors of the same size;
+    fn computes with their scales and zero points, which it takes from the graph itself.
     """
-    inp, out = graph.tensor(op.inputs[0]), graph.tensor(op.outputs[0])
+    inp, out = graph.tensor(op.inputs[source]), graph.tensor(op.outputs[0])
     check_bytes(graph, op, inp, out)
     info = np.iinfo(out.dtype.numpy)
     table = [min(max(fn(v), int(info.min)), int(info.max)) & 0xFF for v in byte_values(inp.dtype)]

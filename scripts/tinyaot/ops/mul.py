@@ -1,9 +1,10 @@
 """MUL with NumPy-style broadcasting: int8, int16 (zero points 0), float32 and int32 (wrapping,
-as TFLite's)."""
+as TFLite's); int8 with a constant of one value as a table."""
 
 from __future__ import annotations
 
 from .. import fast, inplace, quant
+from ..fixedpoint import mbqm, saturate
 from ..ir import DType, Graph, Op, Tensor
 from ..lowering import (
     KernelCall,
@@ -12,7 +13,7 @@ from ..lowering import (
     require_quant,
     require_symmetric,
 )
-from .binary_common import fold_binary, with_activation
+from .binary_common import constant_table, fold_binary, with_activation
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -40,6 +41,14 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     ranges = quant.activation_range_int16 if wide else quant.activation_range_int8
     lo, hi = ranges(act, out, op.describe())
     if not wide:
+        o1, o2, oo = -a.zero_point, -b.zero_point, out.zero_point
+
+        def value(x: int, y: int) -> int:
+            return saturate(mbqm((x + o1) * (y + o2), mult, shift) + oo, lo, hi)
+
+        table = constant_table(graph, op, value)
+        if table is not None:
+            return table
         fast_call = lower_fast(a, b, out, bcast, (mult, shift), (lo, hi), args)
         if fast_call is not None:
             return fast_call
@@ -104,7 +113,7 @@ OP = OpDef(
     "MUL",
     ("int8", "float32", "int32", "int16"),
     lower,
-    "broadcasting up to 4-D, fused activations",
+    "broadcasting up to 4-D, fused activations; int8 with a constant of one value: a table",
     inputs=(2, 2),
     fold=fold_binary(lambda a, b: a * b, fused_activation=True),
 )
