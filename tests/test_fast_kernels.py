@@ -155,10 +155,12 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # windows, and in place like the kernels above.
     "avg_pool_c8": (avg_pool(3, 2, "same"), [1, 7, 6, 8], "tinyaot_avg_pool_s8"),
     "avg_pool_c6": (avg_pool(2, 1, "same"), [1, 5, 5, 6], "tinyaot_avg_pool_s8"),
-    # MAX_POOL_2D four channels at a time (one packed word with the DSP extension): clipped
-    # windows, and in place.
+    # MAX_POOL_2D four channels at a time (one packed word with the DSP extension) and the
+    # last channels % 4 one at a time: clipped windows, and in place.
     "max_pool_c8": (max_pool(3, 2, "same"), [1, 7, 6, 8], "tinyaot_max_pool_s8"),
     "max_pool_c12": (max_pool(2, 2, "valid"), [1, 6, 9, 12], "tinyaot_max_pool_s8"),
+    "max_pool_c7": (max_pool(2, 2, "same"), [1, 7, 9, 7], "tinyaot_max_pool_s8"),
+    "max_pool_c2_s1": (max_pool(3, 1, "same"), [1, 5, 6, 2], "tinyaot_max_pool_s8"),
     "fc_12": (dense(12), [1, 100], FC),
     "fc_batches_relu": (dense(8, "relu"), [3, 130], FC),
     # Units not a multiple of four: the highest block is the last four (6 units, a depth with
@@ -263,6 +265,12 @@ BUILT_CASES: dict[str, tuple[Callable[[], bytes], str]] = {
     "conv_s2_d32_c24_relu": (
         lambda: hand_conv((24, 3), 3, 10, tb.ACT.RELU, (0.05, -128), 14, 2, (3, 2)),
         CONV,
+    ),
+    # MAX_POOL_2D's clamp at both ends of a RELU6 (3x3 SAME, stride 2), over a four and three
+    # single channels.
+    "max_pool_relu6_c7": (
+        lambda: tb.max_pool2d(True, tb.ACT.RELU6, [1, 7, 9, 7]),
+        "tinyaot_max_pool_s8",
     ),
 }
 PLACEMENTS = ["planned", "forward", "reverse"]

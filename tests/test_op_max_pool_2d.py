@@ -54,37 +54,6 @@ def test_max_pool_int8_every_value(tmp_path):
     assert check_inputs(path, tmp_path, [[every_int8(shape)], [descending]]).exact
 
 
-def _fused(int8: bool, activation: int, shape: list[int] = SHAPE) -> bytes:
-    """One 3x3 SAME stride-2 MAX_POOL_2D with a fused activation. The int8 scale puts 6.0 at
-    59, inside int8, so RELU6 clamps at both ends."""
-    dtype = tb.INT8 if int8 else tb.FLOAT32
-    quant = ([0.1], [-1]) if int8 else (None, None)
-    n, h, w, c = shape
-    options = {
-        "Padding": tb.PADDING.SAME,
-        "StrideW": 2,
-        "StrideH": 2,
-        "FilterWidth": 3,
-        "FilterHeight": 3,
-        "FusedActivationFunction": activation,
-    }
-    model = tb.Model(
-        subgraphs=[
-            tb.SubGraph(
-                tensors=[
-                    tb.Tensor("input", shape, dtype, 0, *quant),
-                    tb.Tensor("output", [n, (h + 1) // 2, (w + 1) // 2, c], dtype, 0, *quant),
-                ],
-                operators=[tb.Operator(0, [0], [1], "Pool2DOptions", options)],
-                inputs=[0],
-                outputs=[1],
-            )
-        ],
-        opcodes=[tb.OpCode(tb.OPS.MAX_POOL_2D)],
-    )
-    return tb.build(model)
-
-
 ACTIVATIONS = {"relu": tb.ACT.RELU, "relu6": tb.ACT.RELU6, "relu_n1_to_1": tb.ACT.RELU_N1_TO_1}
 
 
@@ -93,14 +62,14 @@ def test_max_pool_fused_activation(tmp_path, activation):
     shape = tuple(SHAPE)
     (tmp_path / "int8").mkdir()
     (tmp_path / "float32").mkdir()
-    int8_path = write_model(_fused(True, activation), tmp_path, "int8")
+    int8_path = write_model(tb.max_pool2d(True, activation, SHAPE), tmp_path, "int8")
     got = check_inputs(int8_path, tmp_path / "int8", [[every_int8(shape)]]).outputs[0][0]
     # q(x) = x / 0.1 - 1: the clamps of RELU, RELU6 and RELU_N1_TO_1.
     low, high = {tb.ACT.RELU: (-1, 127), tb.ACT.RELU6: (-1, 59), tb.ACT.RELU_N1_TO_1: (-11, 9)}[
         activation
     ]
     assert (got.min(), got.max()) == (low, high)
-    float_path = write_model(_fused(False, activation), tmp_path, "float32")
+    float_path = write_model(tb.max_pool2d(False, activation, SHAPE), tmp_path, "float32")
     wide = np.random.default_rng(3).uniform(-8.0, 8.0, size=shape).astype(np.float32)
     result = check_inputs(float_path, tmp_path / "float32", [[wide]])
     assert result.exact
@@ -111,7 +80,7 @@ def test_max_pool_int8_channels_not_a_multiple_of_4(tmp_path):
     """Over 4 channels at a time the int8 kernel keeps the maxima in registers; 6 channels take
     its general loop (on cores without Helium), byte for byte all the same."""
     shape = [1, 7, 8, 6]
-    path = write_model(_fused(True, tb.ACT.RELU6, shape), tmp_path)
+    path = write_model(tb.max_pool2d(True, tb.ACT.RELU6, shape), tmp_path)
     rng = np.random.default_rng(5)
     sets = [[every_int8(tuple(shape))], [rng.integers(-128, 128, shape).astype(np.int8)]]
     assert check_inputs(path, tmp_path, sets).exact

@@ -389,3 +389,25 @@ def add_chain(names: list[str | bytes | None]) -> Model:
         ],
         opcodes=[OpCode(OPS.ADD)],
     )
+
+
+def max_pool2d(int8: bool, activation: int, shape: list[int]) -> bytes:
+    """One 3x3 SAME stride-2 MAX_POOL_2D with a fused activation. The int8 scale puts 6.0 at
+    59, inside int8, so RELU6 clamps at both ends."""
+    dtype = INT8 if int8 else FLOAT32
+    quant = ([0.1], [-1]) if int8 else (None, None)
+    n, h, w, c = shape
+    options = {
+        "Padding": PADDING.SAME,
+        "StrideW": 2,
+        "StrideH": 2,
+        "FilterWidth": 3,
+        "FilterHeight": 3,
+        "FusedActivationFunction": activation,
+    }
+    tensors = [
+        Tensor("input", shape, dtype, 0, *quant),
+        Tensor("output", [n, (h + 1) // 2, (w + 1) // 2, c], dtype, 0, *quant),
+    ]
+    op = Operator(0, [0], [1], "Pool2DOptions", options)
+    return single_op(tensors, op, OPS.MAX_POOL_2D, [Buffer()])

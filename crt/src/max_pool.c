@@ -11,23 +11,9 @@
 #include <arm_mve.h>
 #endif
 
-/* The largest value of a window: height and width its extent in bytes, row and cell the
- * strides between its rows and cells. One function per type, so that the choice of type is
- * made once per output and not per cell.
+/* The largest value of an int16 window: height and width its extent in bytes, row and cell
+ * the strides between its rows and cells.
  */
-static int32_t tinyaot_window_max_s8(const uint8_t *start, int32_t height, int32_t width,
-				     int32_t row, int32_t cell)
-{
-	int32_t m = INT8_MIN;
-
-	for (int32_t dy = 0; dy < height; dy += row) {
-		for (int32_t dx = dy; dx < dy + width; dx += cell) {
-			m = tinyaot_max_i32(m, *(const int8_t *)(start + dx));
-		}
-	}
-	return m;
-}
-
 static int32_t tinyaot_window_max_s16(const uint8_t *start, int32_t height, int32_t width,
 				      int32_t row, int32_t cell)
 {
@@ -39,41 +25,6 @@ static int32_t tinyaot_window_max_s16(const uint8_t *start, int32_t height, int3
 		}
 	}
 	return m;
-}
-
-/* int8 and int16 alike; wide is a constant in each caller. */
-static inline void tinyaot_max_pool_q(const struct tinyaot_pool_s8_params *p, const void *input,
-				      void *output, const int32_t wide)
-{
-	const struct tinyaot_pool_dims *d = &p->d;
-	const int32_t pixels = d->batches * d->out_h * d->out_w;
-	const int32_t size = wide ? 2 : 1;
-	/* Bytes from one window cell to the next along a row, and from one row to the next. */
-	const int32_t cell = d->channels * size;
-	const int32_t row = d->in_w * cell;
-
-	for (int32_t i = 0; i < pixels; i++) {
-		int32_t b, oy, ox;
-		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
-		const struct tinyaot_pool_extent e = tinyaot_pool_extent(d, b, oy, ox, cell);
-		const uint8_t *const first = (const uint8_t *)input + e.first;
-
-		for (int32_t j = 0; j < d->channels; j++) {
-			const int32_t c = d->reverse ? d->channels - 1 - j : j;
-			const uint8_t *const start = first + c * size;
-			int32_t m =
-				wide ? tinyaot_window_max_s16(start, e.height, e.width, row, cell)
-				     : tinyaot_window_max_s8(start, e.height, e.width, row, cell);
-			const int32_t o = pix * d->channels + c;
-
-			m = tinyaot_clamp_i32(m, p->act_min, p->act_max);
-			if (wide) {
-				((int16_t *)output)[o] = (int16_t)m;
-			} else {
-				((int8_t *)output)[o] = (int8_t)m;
-			}
-		}
-	}
 }
 
 #if TINYAOT_MVE_KERNELS
@@ -117,59 +68,100 @@ static void tinyaot_max_pool_s8_mve(const struct tinyaot_pool_s8_params *p, cons
 	}
 }
 #else
-/*
- * int8 over channels a multiple of 4: four channels at a time, their maxima in registers (one
- * packed word with the DSP extension), the window walked once per four outputs by pointer steps
- * (the general loop calls a function per output and channel). The four outputs are written after
- * all four are read: no earlier than one at a time would, so the overlap gaps hold.
+/* The window of one output's channel c, walked by pointer steps from q0 (its first cell):
+ * height and width in bytes, row and cell the strides. The maxima start at the activation's
+ * low end, which is the clamp from below; the clamp from above follows.
  */
-static void tinyaot_max_pool_s8_c4(const struct tinyaot_pool_s8_params *p, const int8_t *input,
-				   int8_t *output)
+static inline int8_t tinyaot_max_pool_s8_one(const int8_t *q0, int32_t height, int32_t width,
+					     int32_t row, int32_t cell, int32_t lo, int32_t hi)
+{
+	int32_t m = lo;
+
+	for (const int8_t *r = q0; r != q0 + height; r += row) {
+		for (const int8_t *q = r; q != r + width; q += cell) {
+			m = tinyaot_max_i32(m, *q);
+		}
+	}
+	return (int8_t)tinyaot_min_i32(m, hi);
+}
+
+/* Channels c to c + 3 of one output, as tinyaot_max_pool_s8_one; the four are written after
+ * all four are read, which is no earlier than one at a time would write them.
+ */
+static inline void tinyaot_max_pool_s8_four(const int8_t *q0, int32_t height, int32_t width,
+					    int32_t row, int32_t cell, int32_t lo, int32_t hi,
+					    int8_t *out)
+{
+#if TINYAOT_ISA_DSP
+	/* The four maxima packed in one word: one load, SSUB8 and SEL per cell. */
+	uint32_t m = 0x01010101u * (uint8_t)lo;
+
+	for (const int8_t *r = q0; r != q0 + height; r += row) {
+		for (const int8_t *q = r; q != r + width; q += cell) {
+			m = tinyaot_dsp_max4(tinyaot_dsp_word(q), m);
+		}
+	}
+	m = tinyaot_dsp_min4(m, 0x01010101u * (uint8_t)hi);
+	memcpy(out, &m, sizeof(m));
+#else
+	int32_t m0 = lo, m1 = lo, m2 = lo, m3 = lo;
+
+	for (const int8_t *r = q0; r != q0 + height; r += row) {
+		for (const int8_t *q = r; q != r + width; q += cell) {
+			m0 = tinyaot_max_i32(m0, q[0]);
+			m1 = tinyaot_max_i32(m1, q[1]);
+			m2 = tinyaot_max_i32(m2, q[2]);
+			m3 = tinyaot_max_i32(m3, q[3]);
+		}
+	}
+	out[0] = (int8_t)tinyaot_min_i32(m0, hi);
+	out[1] = (int8_t)tinyaot_min_i32(m1, hi);
+	out[2] = (int8_t)tinyaot_min_i32(m2, hi);
+	out[3] = (int8_t)tinyaot_min_i32(m3, hi);
+#endif
+}
+
+/*
+ * int8: per output pixel, four channels at a time and the last channels % 4 one at a time
+ * (reverse: those first, then the fours from the last), the window walked by pointer steps
+ * (the int16 loop calls a function per output and channel). Reads come no later and writes
+ * no earlier than one channel at a time in the element order, so the overlap gaps hold.
+ */
+static void tinyaot_max_pool_s8_cells(const struct tinyaot_pool_s8_params *p, const int8_t *input,
+				      int8_t *output)
 {
 	const struct tinyaot_pool_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
-	const int32_t row = d->in_w * d->channels;
-#if TINYAOT_ISA_DSP
-	const uint32_t lo = 0x01010101u * (uint8_t)p->act_min;
-	const uint32_t hi = 0x01010101u * (uint8_t)p->act_max;
-#endif
+	const int32_t channels = d->channels;
+	const int32_t fours = channels - channels % 4;
+	const int32_t row = d->in_w * channels;
+	const int32_t lo = p->act_min, hi = p->act_max;
 
 	for (int32_t i = 0; i < pixels; i++) {
 		int32_t b, oy, ox;
 		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
-		const struct tinyaot_pool_extent e = tinyaot_pool_extent(d, b, oy, ox, d->channels);
+		const struct tinyaot_pool_extent e = tinyaot_pool_extent(d, b, oy, ox, channels);
 		const int8_t *const first = input + e.first;
+		int8_t *const out = output + pix * channels;
 
-		for (int32_t j = 0; j < d->channels; j += 4) {
-			const int32_t c = d->reverse ? d->channels - 4 - j : j;
-			int8_t *const out = output + pix * d->channels + c;
-#if TINYAOT_ISA_DSP
-			/* The four maxima packed in one word: one load, SSUB8 and SEL per cell. */
-			uint32_t m = 0x80808080u;
-
-			for (const int8_t *r = first + c; r != first + c + e.height; r += row) {
-				for (const int8_t *q = r; q != r + e.width; q += d->channels) {
-					m = tinyaot_dsp_max4(tinyaot_dsp_word(q), m);
-				}
+		if (d->reverse) {
+			for (int32_t c = channels - 1; c >= fours; c--) {
+				out[c] = tinyaot_max_pool_s8_one(first + c, e.height, e.width, row,
+								 channels, lo, hi);
 			}
-			m = tinyaot_dsp_min4(tinyaot_dsp_max4(m, lo), hi);
-			memcpy(out, &m, sizeof(m));
-#else
-			int32_t m0 = INT8_MIN, m1 = INT8_MIN, m2 = INT8_MIN, m3 = INT8_MIN;
-
-			for (const int8_t *r = first + c; r != first + c + e.height; r += row) {
-				for (const int8_t *q = r; q != r + e.width; q += d->channels) {
-					m0 = tinyaot_max_i32(m0, q[0]);
-					m1 = tinyaot_max_i32(m1, q[1]);
-					m2 = tinyaot_max_i32(m2, q[2]);
-					m3 = tinyaot_max_i32(m3, q[3]);
-				}
+			for (int32_t c = fours - 4; c >= 0; c -= 4) {
+				tinyaot_max_pool_s8_four(first + c, e.height, e.width, row,
+							 channels, lo, hi, out + c);
 			}
-			out[0] = (int8_t)tinyaot_clamp_i32(m0, p->act_min, p->act_max);
-			out[1] = (int8_t)tinyaot_clamp_i32(m1, p->act_min, p->act_max);
-			out[2] = (int8_t)tinyaot_clamp_i32(m2, p->act_min, p->act_max);
-			out[3] = (int8_t)tinyaot_clamp_i32(m3, p->act_min, p->act_max);
-#endif
+		} else {
+			for (int32_t c = 0; c < fours; c += 4) {
+				tinyaot_max_pool_s8_four(first + c, e.height, e.width, row,
+							 channels, lo, hi, out + c);
+			}
+			for (int32_t c = fours; c < channels; c++) {
+				out[c] = tinyaot_max_pool_s8_one(first + c, e.height, e.width, row,
+								 channels, lo, hi);
+			}
 		}
 	}
 }
@@ -181,18 +173,34 @@ void tinyaot_max_pool_s8(const struct tinyaot_pool_s8_params *p, const int8_t *i
 #if TINYAOT_MVE_KERNELS
 	tinyaot_max_pool_s8_mve(p, input, output);
 #else
-	if (p->d.channels % 4 == 0) {
-		tinyaot_max_pool_s8_c4(p, input, output);
-	} else {
-		tinyaot_max_pool_q(p, input, output, 0);
-	}
+	tinyaot_max_pool_s8_cells(p, input, output);
 #endif
 }
 
 void tinyaot_max_pool_s16(const struct tinyaot_pool_s8_params *p, const int16_t *input,
 			  int16_t *output)
 {
-	tinyaot_max_pool_q(p, input, output, 1);
+	const struct tinyaot_pool_dims *d = &p->d;
+	const int32_t pixels = d->batches * d->out_h * d->out_w;
+	/* Bytes from one window cell to the next along a row, and from one row to the next. */
+	const int32_t cell = d->channels * 2;
+	const int32_t row = d->in_w * cell;
+
+	for (int32_t i = 0; i < pixels; i++) {
+		int32_t b, oy, ox;
+		const int32_t pix = tinyaot_pool_pixel(d, i, pixels, &b, &oy, &ox);
+		const struct tinyaot_pool_extent e = tinyaot_pool_extent(d, b, oy, ox, cell);
+		const uint8_t *const first = (const uint8_t *)input + e.first;
+
+		for (int32_t j = 0; j < d->channels; j++) {
+			const int32_t c = d->reverse ? d->channels - 1 - j : j;
+			const int32_t m =
+				tinyaot_window_max_s16(first + c * 2, e.height, e.width, row, cell);
+
+			output[pix * d->channels + c] =
+				(int16_t)tinyaot_clamp_i32(m, p->act_min, p->act_max);
+		}
+	}
 }
 
 void tinyaot_max_pool_f32(const struct tinyaot_pool_f32_params *p, const float *input,
