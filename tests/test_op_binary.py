@@ -233,6 +233,20 @@ def test_int8_constant_of_one_value_is_a_table(tmp_path):
     assert relu6.min() == -20 and relu6.max() == round(6 / 0.05) - 20
 
 
+@pytest.mark.parametrize("kind", ["ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"])
+def test_int8_constant_of_another_dtype_is_refused(kind):
+    # A constant of one value but not int8 is no table: the dtypes differ, as without it.
+    q = Quant((0.1,), (0,))
+    tensors = [
+        Tensor(0, "x", DType.INT8, (1, 4), q),
+        Tensor(1, "c", DType.INT16, (1,), q, np.array([3], np.int16)),
+        Tensor(2, "out", DType.INT8, (1, 4), q),
+    ]
+    graph = Graph(tensors, [Op(0, kind, [0, 1], [2])], [0], [2])
+    with pytest.raises(CompileError, match="input dtypes int8 and int16 differ"):
+        lower_op(graph, graph.ops[0])
+
+
 SPECIAL_A = [0.0, -0.0, 1.0, -1.0, 2.5, -2.5, np.nan, np.inf, -np.inf, 1e30, -7.0, 3.0]
 SPECIAL_B = [1.0, -1.0, 2.5, -2.5, 0.75, np.inf, -np.inf, 1e-30, 3.0, -7.0]
 

@@ -153,6 +153,8 @@ def constant_table(graph: Graph, op: Op, value: Callable[[int, int], int]) -> Ke
     (lut_common): `value(first, second)`, the kernel's arithmetic for one pair of stored
     inputs, evaluated at compile time. None for any other op, which keeps its kernel."""
     a, b, out = (graph.tensor(t) for t in (*op.inputs, op.outputs[0]))
+    if a.dtype != b.dtype:
+        return None  # the kernel's lowering says why
     for source, (var, const) in enumerate(((a, b), (b, a))):
         if var.is_const or not const.is_const or var.num_elements != out.num_elements:
             continue
