@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+import corpus
 import numpy as np
 import pytest
 import tflite_builder as tb
@@ -231,6 +232,16 @@ def test_int8_constant_of_one_value_is_a_table(tmp_path):
     assert result.outputs[0][0].min() == -128 and result.outputs[0][0].max() == 127
     relu6 = result.outputs[0][3]
     assert relu6.min() == -20 and relu6.max() == round(6 / 0.05) - 20
+
+
+def test_corpus_constants_of_one_value_are_tables(tmp_path):
+    # The doorbell detector's input normalisation (SUB of one constant over 1960 elements),
+    # from the repository's corpus: a table, and the model's bytes are TFLite Micro's.
+    path = corpus.MODELS / "armameba_doorbell_int8.tflite"
+    graph = load(path)
+    steps = compile_graph(graph, Options(name="m"), path.name).steps
+    assert graph.ops[0].kind == "SUB" and steps[0].call.function == "tinyaot_lut8"
+    assert check_against_tflm(path, tmp_path, sets=3).exact
 
 
 @pytest.mark.parametrize("kind", ["ADD", "SUB", "MUL", "MAXIMUM", "MINIMUM"])
