@@ -161,6 +161,9 @@ class KernelCall:
     # The kernel returns TINYAOT_OK or an error for input the interpreter would fail on; the
     # invoke stops there and returns it.
     returns_status: bool = False
+    # The same op without the scratch this call is handed (a kernel's working memory that
+    # only makes it faster): the compiler takes it where the scratch would grow the arena.
+    narrow: KernelCall | None = None
 
 
 @dataclass(frozen=True)
@@ -314,6 +317,17 @@ def const_inputs(graph: Graph, op: Op) -> list[np.ndarray] | None:
             return None
         values.append(data)
     return values
+
+
+def scratch_tensor(graph: Graph, op: Op, label: str, dtype: DType, elements: int) -> int:
+    """A tensor that only this op's step uses (a kernel's working memory), named for the op:
+    the same one when the op is lowered again (a patch stage's stripes) with the same size."""
+    name = f"{label} (op {op.index})"
+    for t in graph.tensors:
+        if t.name == name and t.dtype == dtype and t.shape == (elements,):
+            return t.index
+    graph.tensors.append(Tensor(len(graph.tensors), name, dtype, (elements,)))
+    return len(graph.tensors) - 1
 
 
 def op_error(graph: Graph, op: Op, message: str, tensor: int | None = None) -> CompileError:

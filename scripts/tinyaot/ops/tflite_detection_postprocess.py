@@ -21,8 +21,8 @@ from __future__ import annotations
 import numpy as np
 from flatbuffers import flexbuffers
 
-from ..ir import DType, Graph, Op, Tensor
-from ..lowering import KernelCall, OpDef, TensorArg, op_error
+from ..ir import DType, Graph, Op
+from ..lowering import KernelCall, OpDef, TensorArg, op_error, scratch_tensor
 
 NAME = "TFLite_Detection_PostProcess"
 # TFLM's kNumDetectionsPerClass: detections_per_class when the options do not say.
@@ -105,16 +105,6 @@ def scratch_layout(
         offsets[key] = at
         at += size
     return offsets, at
-
-
-def _scratch_tensor(graph: Graph, op: Op, size: int) -> int:
-    """A uint8 tensor of `size` bytes that only this op uses (the same one if lowered again)."""
-    name = f"{NAME} scratch (op {op.index})"
-    for t in graph.tensors:
-        if t.name == name and t.nbytes == size:
-            return t.index
-    graph.tensors.append(Tensor(len(graph.tensors), name, DType.UINT8, (size,)))
-    return len(graph.tensors) - 1
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -213,7 +203,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             out_boxes.index,
         )
     offsets, size = scratch_layout(n, opts, categories)
-    scratch = _scratch_tensor(graph, op, max(size, 4))
+    scratch = scratch_tensor(graph, op, f"{NAME} scratch", DType.UINT8, max(size, 4))
     params: dict[str, object] = {
         "num_boxes": n,
         "box_stride": boxes.shape[2],

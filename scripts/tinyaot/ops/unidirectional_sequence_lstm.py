@@ -13,7 +13,15 @@ import numpy as np
 
 from .. import quant
 from ..ir import DType, Graph, Op, Tensor
-from ..lowering import ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
+from ..lowering import (
+    ConstArray,
+    KernelCall,
+    OpDef,
+    TensorArg,
+    op_error,
+    require_quant,
+    scratch_tensor,
+)
 from .dot_common import dot4_blocks
 
 # Input indices (TFLite's lstm_shared.h): the input, the input and recurrent weights of the
@@ -25,16 +33,8 @@ VARIANTS.update({i: "layer norm" for i in range(20, 24)})
 ACT_TANH = 4
 GATE_SCALE = 2.0**-12  # the gates' pre-activations are Q3.12
 ACTIVATION_SCALE = 2.0**-15  # and their activations Q0.15
-
-
-def _scratch(graph: Graph, op: Op, dtype: DType, elements: int) -> int:
-    """The three gate buffers of one step, a tensor only this op uses (kept on relowering)."""
-    name = f"UNIDIRECTIONAL_SEQUENCE_LSTM gates (op {op.index})"
-    found = [t.index for t in graph.tensors if t.name == name]
-    if found:
-        return found[0]
-    graph.tensors.append(Tensor(len(graph.tensors), name, dtype, (elements,)))
-    return len(graph.tensors) - 1
+# The three gate buffers of one step, a tensor only the op uses.
+GATES = "UNIDIRECTIONAL_SEQUENCE_LSTM gates"
 
 
 def _weights(graph: Graph, op: Op, slots: tuple[int, ...], dtype: DType) -> list[Tensor]:
@@ -125,7 +125,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     if dtype == DType.FLOAT32:
         if cell.dtype != DType.FLOAT32 or hidden.dtype != DType.FLOAT32:
             raise op_error(graph, op, "float32 states are needed with float32 input", cell.index)
-        scratch = _scratch(graph, op, DType.FLOAT32, 3 * rows * units)
+        scratch = scratch_tensor(graph, op, GATES, DType.FLOAT32, 3 * rows * units)
         params: dict[str, object] = {**dims, "cell_clip": max(clip, 0.0)}
         if hybrid:
             require_quant(graph, op, [w.index for w in wi + wr])
@@ -172,7 +172,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     left = 15 + power - 3
     tanh_mult, tanh_shift = (3 << left, 0) if left >= 0 else (3, -left)
     cell_clip = int(min(max(clip / cell.scale, -32768.0), 32767.0)) if clip > 0 else -1
-    scratch = _scratch(graph, op, DType.INT16, 3 * rows * units)
+    scratch = scratch_tensor(graph, op, GATES, DType.INT16, 3 * rows * units)
     if dtype == DType.INT8:
         weights = [
             ConstArray(ctype, np.concatenate([dot4_blocks(w.data) for w in wi])),  # type: ignore[arg-type]
