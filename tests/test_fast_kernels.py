@@ -30,7 +30,7 @@ from reference import Reference
 from tfmodels import conv, dwconv
 from tinyaot import codegen, fast, frontend, inplace, planner
 from tinyaot.compiler import Compiled, Options, compile_graph
-from tinyaot.lowering import ByTarget, Routine
+from tinyaot.lowering import ByTarget, KernelCall, Routine
 from tinyaot.ops.conv_2d import DSP16_DEPTH, MVE_MIN_DEPTH, PATCH, ROWS
 from tinyaot.ops.depthwise_conv_2d import dw3x3_dsp_records
 
@@ -39,6 +39,8 @@ import runner as m3  # noqa: E402
 
 CONV, DWCONV, FC = "tinyaot_conv_fast_s8", "tinyaot_dwconv_fast_s8", "tinyaot_fc_fast_s8"
 DW_TAPS = "tinyaot_dwconv_taps_s8"
+# A convolution handed a scratch of the arena to widen its inputs into (deep DSP windows).
+WIDE = "tinyaot_conv_fast_wide_s8"
 SETS = 3
 
 
@@ -48,6 +50,12 @@ def avg_pool(k: int, s: int, padding: str):
 
 def max_pool(k: int, s: int, padding: str):
     return lambda x: tf.keras.layers.MaxPooling2D(k, strides=s, padding=padding)(x)
+
+
+def pooled(layer: Callable) -> Callable:
+    """layer after a 2x2 max pool: the pool's step is the arena's peak, so that a scratch of
+    layer's step costs the arena nothing."""
+    return lambda x: layer(max_pool(2, 2, "valid")(x))
 
 
 def dense(units: int, act: str | None = None):
@@ -83,6 +91,12 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     "conv_3x3_valid_c40": (conv(8, (3, 3), 1, "valid"), [1, 6, 5, 40], CONV),
     # Windows over 128 bytes, clipped: per-tap runs.
     "conv_3x3_same_c40": (conv(8, (3, 3), 1, "same"), [1, 5, 5, 40], CONV),
+    # Windows deeper than conv_2d.DSP16_DEPTH where a scratch is free (after a pool): on DSP
+    # cores the routine that widens a pair's inputs once, into it. A 3x3 over 16 channels (144
+    # inputs, clipped windows a tap per run); a 1x1 over 160 into 6 (a partial block, 25 pixels,
+    # the last alone).
+    "conv_3x3_c16_wide": (pooled(conv(8, (3, 3), 1, "same")), [1, 24, 24, 16], WIDE),
+    "conv_1x1_c160_oc6_wide": (pooled(conv(6, (1, 1), 1, "same")), [1, 10, 10, 160], WIDE),
     # One input channel, short rows: every window copied (KWS's first layer).
     "conv_10x4_s2_c1": (conv(12, (10, 4), 2, "same"), [1, 13, 10, 1], CONV),
     # micro_speech's windows, rows of 8 bytes over an even output width: in place, but the
@@ -519,10 +533,13 @@ def helium_pairs(params: dict, path: Path) -> Routine | None:
     return Routine("tinyaot_conv_pairs_mve")
 
 
-def dsp_pairs(d: dict[str, int], part: str = "") -> Routine:
-    """The DSP routine for d's window: tinyaot_conv_pairs_dsp16 (a pair's inputs widened once)
-    up to conv_2d.DSP16_DEPTH inputs, else tinyaot_conv_pairs_dsp; part "_part" or ""."""
-    wide = "16" if d["k_h"] * d["k_w"] * d["in_c"] <= DSP16_DEPTH else ""
+def dsp_pairs(call: KernelCall, part: str = "") -> Routine:
+    """The DSP routine for the call's window: tinyaot_conv_pairs_dsp16 (a pair's inputs widened
+    once) up to conv_2d.DSP16_DEPTH inputs or with a scratch, else tinyaot_conv_pairs_dsp; part
+    "_part" or ""."""
+    d = call.params["d"]
+    deep = d["k_h"] * d["k_w"] * d["in_c"] > DSP16_DEPTH
+    wide = "" if deep and call.function != WIDE else "16"
     return Routine(f"tinyaot_conv_pairs_dsp{wide}{part}")
 
 
@@ -530,7 +547,8 @@ def test_dsp_layout_where_runs_allow(models):
     """Convolutions whose runs are all multiples of 4 bytes get the DSP routine's weights where
     TINYAOT_DSP_KERNELS: the same weights, per block, half, four inputs and channel; a partial
     block takes the _part routine; windows of up to conv_2d.DSP16_DEPTH inputs the routine that
-    widens a pair's inputs once, deeper ones the other (both among these cases). Other windows
+    widens a pair's inputs once, deeper ones too where a scratch of 4 bytes per input is free
+    in the arena (after a pool), else the other (all among these cases). Other windows
     of up to DSP16_DEPTH inputs take it on the patch, their weights padded with zeros to a
     multiple of 4 (block_bytes says so on DSP cores). Helium's routine for all: none is
     shallower than conv_2d.MVE_MIN_DEPTH (tests/test_mve_kernels.py has one that is)."""
@@ -547,10 +565,13 @@ def test_dsp_layout_where_runs_allow(models):
         "conv_3x3_c3": False,  # rows of 9 bytes, 216 MACs a pixel: the MLA routine
         "conv_3x3_c3_oc16": True,  # 432: the patch, 27 inputs read as 28
         "conv_3x3_c7_oc10": True,  # 630: 63 read as 64, a partial block
+        "conv_3x3_c16_wide": True,  # 144 inputs, a scratch
+        "conv_1x1_c160_oc6_wide": True,  # 160, a scratch, a partial block
     }
     for name, dsp in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
-        params = c.steps[-1].call.params
+        call = c.steps[-1].call
+        params = call.params
         # Helium's layout and routine where deep enough (test_mve_kernels checks them).
         assert (params["weights"].dsp is not params["weights"].default) == dsp, name
         mve = helium_pairs(params, models[name])
@@ -563,11 +584,22 @@ def test_dsp_layout_where_runs_allow(models):
         d = params["d"]
         part = "_part" if d["out_c"] % 4 else ""
         pairs = Routine(f"tinyaot_conv_pairs{part}")
-        want = ByTarget(pairs, dsp_pairs(d, part), mve)
+        want = ByTarget(pairs, dsp_pairs(call, part), mve)
         assert params["pairs"] == want, name
         seen.add(want.dsp.name.removesuffix("_part"))
         depth = d["k_h"] * d["k_w"] * d["in_c"]
         depth4 = (depth + 3) // 4 * 4
+        if name.endswith("_wide"):
+            # The scratch, 4 bytes per input, in the plan; the call without it on the other
+            # DSP routine, its params otherwise the same.
+            assert call.function == WIDE and call.narrow is not None, name
+            scratch = call.args[-1].index
+            assert c.plan.buffers[scratch].size == 4 * depth4, name
+            narrow = call.narrow.params
+            assert narrow["pairs"].dsp == Routine(f"tinyaot_conv_pairs_dsp{part}"), name
+            assert {**narrow, "pairs": params["pairs"]} == params, name
+        else:
+            assert call.function == CONV and call.narrow is None, name
         blocks = (d["out_c"] + 3) // 4
         # The default layout: per block, per input, the block's four channels.
         plain = params["weights"].default.values.reshape(blocks, depth, 4)
@@ -623,7 +655,7 @@ def test_clamped_cases_clamp(models):
     for name, (thumb2, dsp_part, on_mve, single) in want.items():
         c = compile_graph(frontend.load(models[name]), Options(name="m"), name)
         params = c.steps[-1].call.params
-        pairs = ByTarget(thumb2, dsp_pairs(params["d"], dsp_part), on_mve)
+        pairs = ByTarget(thumb2, dsp_pairs(c.steps[-1].call, dsp_part), on_mve)
         assert (params["act_min"], params["act_max"]) == (-1, 119), name
         assert (params["pairs"], params["single"], params["clamp_after"]) == (pairs, single, 1)
 
@@ -669,7 +701,7 @@ def test_partial_blocks(models):
         params = c.steps[-1].call.params
         mve = helium_pairs(params, models[name])
         assert mve is not None, name
-        pairs = ByTarget(Routine(routine), dsp_pairs(params["d"], "_part"), mve)
+        pairs = ByTarget(Routine(routine), dsp_pairs(c.steps[-1].call, "_part"), mve)
         assert params["pairs"] == pairs and params["single"] is None, name
         out_c = params["d"]["out_c"]
         np.testing.assert_array_equal(

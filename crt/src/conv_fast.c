@@ -208,7 +208,8 @@ typedef char tinyaot_pair_job_layout
 	  offsetof(struct tinyaot_pair_job, pair_out) == TINYAOT_PAIR_JOB_PAIR_OUT &&
 	  offsetof(struct tinyaot_pair_job, line) == TINYAOT_PAIR_JOB_LINE &&
 	  offsetof(struct tinyaot_pair_job, high) == TINYAOT_PAIR_JOB_HIGH &&
-	  offsetof(struct tinyaot_pair_job, back) == TINYAOT_PAIR_JOB_BACK)
+	  offsetof(struct tinyaot_pair_job, back) == TINYAOT_PAIR_JOB_BACK &&
+	  offsetof(struct tinyaot_pair_job, wide) == TINYAOT_PAIR_JOB_WIDE)
 		 ? 1
 		 : -1];
 
@@ -440,7 +441,7 @@ void tinyaot_clamp_s8(int8_t *x, int32_t count, int32_t act_min, int32_t act_max
 }
 
 static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, const int8_t *input,
-				   int8_t *output)
+				   int8_t *output, int16_t *wide)
 {
 	const struct tinyaot_conv_dims *d = &p->d;
 	const int32_t pixels = d->batches * d->out_h * d->out_w;
@@ -484,6 +485,7 @@ static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, con
 	job.pairs = 1;
 	job.pair_step = 0;
 	job.pair_out = 0;
+	job.wide = wide;
 	if (pointwise) {
 		/* Every full pair in one job, the pixels' runs and outputs a constant step apart;
 		 * an odd last pixel alone, after them (before them in reverse).
@@ -577,9 +579,15 @@ static void tinyaot_conv_fast_jobs(const struct tinyaot_conv_fast_params *p, con
 void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
 			  int8_t *output)
 {
+	tinyaot_conv_fast_wide_s8(p, input, output, NULL);
+}
+
+void tinyaot_conv_fast_wide_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
+			       int8_t *output, int16_t *wide)
+{
 	const struct tinyaot_conv_dims *d = &p->d;
 
-	tinyaot_conv_fast_jobs(p, input, output);
+	tinyaot_conv_fast_jobs(p, input, output, wide);
 	if (p->clamp_after) {
 		/* The whole output at once: the input it may overlap is no longer read. */
 		tinyaot_clamp_s8(output, d->batches * d->out_h * d->out_w * d->out_c, p->act_min,

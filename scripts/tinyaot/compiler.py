@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import keyword
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -221,7 +222,7 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
         buffers = [b for b in _buffers(graph, steps, root) if b.key not in outside]
         return planner.plan(buffers, _overlaps(graph, steps, root, buffers))
 
-    plan = plan_of(steps)
+    steps, plan = _widen_where_free(steps, plan_of)
     chosen = None
     in_place: frozenset[int] = frozenset()
     if options.patch_stage or options.smallest_arena or 0 < options.arena_budget < plan.size:
@@ -237,7 +238,7 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
                 options.arena_budget,
                 options.smallest_arena,
                 options.max_extra_macs,
-                lambda g, op: lower_op(g, op, options.custom_ops),
+                lambda g, op: _narrow(lower_op(g, op, options.custom_ops)),
                 lambda s: plan_of(s, in_place),
                 options.name,
                 options.patch_stage,
@@ -277,6 +278,32 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
             f"over the budget of {options.arena_budget} bytes"
         )
     return compiled
+
+
+def _narrow(call: Lowered | None) -> Lowered | None:
+    """The call without a scratch that only makes its kernel faster (KernelCall.narrow)."""
+    while isinstance(call, KernelCall) and call.narrow is not None:
+        call = call.narrow
+    return call
+
+
+def _widen_where_free(
+    steps: list[Step], plan_of: Callable[[list[Step]], planner.Plan]
+) -> tuple[list[Step], planner.Plan]:
+    """The steps with every call that has a variant without its scratch (KernelCall.narrow)
+    narrow, but each, in step order, that the arena planned again holds at no larger a size
+    than with every one narrow: RAM before speed, the plan is one for every core and the
+    scratch serves only some."""
+    narrow = [Step(s.op, s.call.narrow) if s.call.narrow else s for s in steps]
+    plan = plan_of(narrow)
+    for i, step in enumerate(steps):
+        if step.call.narrow is None:
+            continue
+        trial = [*narrow[:i], step, *narrow[i + 1 :]]
+        trial_plan = plan_of(trial)
+        if trial_plan.size <= plan.size:
+            narrow, plan = trial, trial_plan
+    return narrow, plan
 
 
 def _own_state(graph: Graph, custom_ops: tuple[str, ...]) -> None:

@@ -373,11 +373,12 @@ def test_flash_split(runs: dict[str, Case], model: Path) -> None:
     tables = [s.size for s in symbols if re.fullmatch(rf"{name}_c\d+", s.name)]
     assert split["generated_tables"] == sum(tables)
     assert split["weights"] == _generated_weights_size(case.gen, name)
-    # The model's functions and the runtime's, sized by nm; the map can only add the
-    # alignment padding inside the runtime's assembly sections.
+    # The model's functions and the runtime's, sized by nm; the map can only add alignment
+    # padding: GCC pads a function's section to its literal pool's 4 bytes (2 bytes at most
+    # past Thumb code), the runtime's assembly sections pad inside.
     text = {"t", "T"}
     generated = [s.size for s in symbols if s.kind in text and s.name.startswith(f"{name}_")]
-    assert split["generated_code"] == sum(generated)
+    assert 0 <= split["generated_code"] - sum(generated) <= 2 * len(generated)
     runtime = [s.size for s in symbols if s.kind in text and s.name.startswith("tinyaot_")]
     assert 0 <= split["runtime_code"] - sum(runtime) <= 4 * len(runtime)
     assert split["generated_code"] > 0

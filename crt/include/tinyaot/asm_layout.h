@@ -31,10 +31,11 @@
 #define TINYAOT_PAIR_JOB_LINE         68
 #define TINYAOT_PAIR_JOB_HIGH         72
 #define TINYAOT_PAIR_JOB_BACK         76
+#define TINYAOT_PAIR_JOB_WIDE         80
 
-/* The deepest window (k_h * k_w * in_c) tinyaot_conv_pairs_dsp16 takes: its frame holds a
- * pair's inputs widened to int16, 4 bytes per input. scripts/tinyaot/ops/conv_2d.py's
- * DSP16_DEPTH is the same.
+/* The deepest window (k_h * k_w * in_c) tinyaot_conv_pairs_dsp16 takes in its frame, which
+ * holds a pair's inputs widened to int16, 4 bytes per input (deeper ones: a job's `wide`).
+ * scripts/tinyaot/ops/conv_2d.py's DSP16_DEPTH is the same.
  */
 #define TINYAOT_CONV_DSP16_DEPTH 128
 

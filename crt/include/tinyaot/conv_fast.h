@@ -93,7 +93,7 @@ tinyaot_pair_fn tinyaot_conv_pairs_dsp;
 tinyaot_pair_fn tinyaot_conv_pairs_dsp_part;
 /* The same for windows of at most TINYAOT_CONV_DSP16_DEPTH inputs (tinyaot/asm_layout.h), the
  * same weights: a pair's inputs widened once for all its blocks, in a stack buffer of 4 bytes
- * per input.
+ * per input; for any depth where the job's `wide` is such a buffer (tinyaot_conv_fast_wide_s8).
  */
 tinyaot_pair_fn tinyaot_conv_pairs_dsp16;
 tinyaot_pair_fn tinyaot_conv_pairs_dsp16_part;
@@ -160,6 +160,13 @@ void tinyaot_clamp_s8(int8_t *x, int32_t count, int32_t act_min, int32_t act_max
 void tinyaot_conv_fast_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
 			  int8_t *output);
 
+/* The same, with wide a buffer of 4 bytes per window input (k_h * k_w * in_c rounded up to a
+ * multiple of 4) that only this call uses, for tinyaot_conv_pairs_dsp16 over windows deeper
+ * than its stack buffer; the other routines do not read it.
+ */
+void tinyaot_conv_fast_wide_s8(const struct tinyaot_conv_fast_params *p, const int8_t *input,
+			       int8_t *output, int16_t *wide);
+
 /*
  * Pairs of output pixels, all their blocks: what tinyaot_conv_fast_s8 hands to the pair
  * routine. The assembly reads the fields at the offsets of tinyaot/asm_layout.h.
@@ -187,6 +194,10 @@ struct tinyaot_pair_job {
 	 * the last four channels, some of them also the block below's. last is then 4.
 	 */
 	int32_t back;
+	/* Where tinyaot_conv_pairs_dsp16 widens a pair's inputs, 4 bytes per input; NULL: its
+	 * stack buffer.
+	 */
+	int16_t *wide;
 };
 
 #endif /* TINYAOT_CONV_FAST_H_ */

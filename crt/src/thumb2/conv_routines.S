@@ -607,13 +607,17 @@ tinyaot_conv_pairs_dsp_body:
  * weights are the DSP routine's layout; the buffer costs 4 bytes of stack per input. Widening
  * is 9 instructions per four inputs of both pixels, once per pair. A lone run (the patch) is
  * read rounded up to whole words: the compiler pads a window that is not with zero weights.
+ * Deeper windows take it where the job's `wide` names a buffer of 4 bytes per input (the
+ * compiler's scratch in the arena): the frame's buffer is then not used.
  *
  * In the loop: r4, r5 pixel a's accumulators of the half's two channels, r6, r7 pixel b's,
  * r1 the buffer, r3 the weights; r0, r2 a's input pairs, r8, r9 b's; ip, r10 the first
  * channel's weight pairs, lr, r11 the second's. The frame is the DSP routine's, with x_end
  * where the widened inputs end (pair_tail moves pair_end with the pairs), `entry` where a
- * half enters the four-step loop, and the buffer after them.
+ * half enters the four-step loop, x_base the buffer used (the job's or the frame's; the slot
+ * of pair_start, which this body does not use), and the frame's buffer after them.
  */
+.equ x_base, pair_start
 .equ x_end, 144
 .equ x_buf, 148
 .equ x_frame, x_buf + 4 * TINYAOT_CONV_DSP16_DEPTH
@@ -653,14 +657,18 @@ tinyaot_conv_pairs_dsp16_body:
 	sub r4, r2, r1
 	mul r4, r4, r3
 	lsr r4, r4, #1
+	ldr r5, [r0, #TINYAOT_PAIR_JOB_WIDE]
+	cbnz r5, 1f
 	add r5, sp, #x_buf
+1:
+	str r5, [sp, #x_base]
 	add r5, r5, r4
 	str r5, [sp, #x_end]
 	ubfx r3, r4, #4, #2
 	dsp_entries r3, .Lx_s0, .Lx_s1, .Lx_s2, .Lx_s3, .Lx_fwd, .Lx_rev
 /* A pair, r0 its first block's table, r3 its weights: every run widened into the buffer. */
 .Lx_pair:
-	add r8, sp, #x_buf
+	ldr r8, [sp, #x_base]
 	ldr ip, [sp, #pair_run0]
 	ldrd r10, r11, [sp, #pair_off]
 2:
@@ -687,7 +695,7 @@ tinyaot_conv_pairs_dsp16_body:
 .Lx_half_start:
 	mov r6, r4
 	mov r7, r5
-	add r1, sp, #x_buf
+	ldr r1, [sp, #x_base]
 	ldr pc, [sp, #pair_entry]
 .Lx_s0:
 	x_step

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 
 import numpy as np
 
@@ -18,6 +19,7 @@ from ..lowering import (
     dilation,
     int32_array,
     op_error,
+    scratch_tensor,
     shape4,
     window_dims,
     window_extent,
@@ -93,7 +95,8 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             **overlap,
         )
     assert filt.data is not None
-    call = lower_fast(inp, filt.data, rq.bias, out, dims, mults, shifts, (lo, hi))
+    wide = wide_scratch(graph, op)
+    call = lower_fast(inp, filt.data, rq.bias, out, dims, mults, shifts, (lo, hi), wide)
     if call is not None:
         return call
     params = {
@@ -203,8 +206,19 @@ SHORT, SHORT_DSP = 2, 8
 MVE_MIN_DEPTH = 8
 # Windows of at most this many inputs take the DSP routine that widens a pair's inputs once
 # (tinyaot_conv_pairs_dsp16): its stack buffer is 4 bytes per input (TINYAOT_CONV_DSP16_DEPTH
-# in tinyaot/asm_layout.h).
+# in tinyaot/asm_layout.h). Deeper ones take it on a scratch of the arena (wide_scratch), where
+# the compiler finds that it does not grow the arena, else the routine that widens a pair's
+# inputs again for every block's half: 14 instructions per 16 MACs instead of 20.
 DSP16_DEPTH = 128
+WIDE_LABEL = "convolution inputs widened to int16"
+
+
+def wide_scratch(graph: Graph, op: Op) -> Callable[[int], int]:
+    """Makes the scratch of `elements` int16 that tinyaot_conv_pairs_dsp16 widens a pair's
+    inputs into, for lower_fast."""
+    return lambda elements: scratch_tensor(graph, op, WIDE_LABEL, DType.INT16, elements)
+
+
 # Windows that are not whole words take it on the patch, padded, when at least this deep and
 # with at least this many MACs per output pixel (depth * out_c); else the MLA routine reads
 # them. Cortex-M4 (bench.py --board mps2-an386 --layers), instructions per MAC, MLA -> padded:
@@ -281,11 +295,13 @@ def lower_fast(
     mults: list[int],
     shifts: list[int],
     act: tuple[int, int],
+    wide: Callable[[int], int],
 ) -> KernelCall | None:
     """tinyaot_conv_fast_s8 when its arithmetic is exact for these weights, else None.
 
     filters are OHWI. Also used by DEPTHWISE_CONV_2D with one input channel, which is a
-    convolution."""
+    convolution. `wide` makes the scratch for DSP windows deeper than DSP16_DEPTH (see
+    wide_scratch): the call then has a narrow variant without it."""
     if not fast.ENABLED:
         return None
     in_c, out_c = dims["in_c"], dims["out_c"]
@@ -347,8 +363,10 @@ def lower_fast(
     pad4 = not runs4 and PAD4_MIN_DEPTH <= depth <= DSP16_DEPTH
     pad4 = pad4 and depth * out_c >= PAD4_MIN_MACS
     dsp = (runs4 or pad4) and (whole or part)
-    dsp16 = "16" if depth <= DSP16_DEPTH else ""
-    dsp_pairs = Routine(f"tinyaot_conv_pairs_dsp{dsp16}{'' if whole else '_part'}")
+    part_name = "" if whole else "_part"
+    dsp_pairs = Routine(f"tinyaot_conv_pairs_dsp16{part_name}")
+    deep = depth > DSP16_DEPTH
+    narrow_pairs = Routine(f"tinyaot_conv_pairs_dsp{part_name}") if deep else dsp_pairs
     # Helium's routine takes any job, a lone last pixel as a pair (single NULL): the portable
     # blocks with their sums by VMLADAVA, each channel's weights in a row.
     mve = depth >= MVE_MIN_DEPTH or not dsp
@@ -394,9 +412,9 @@ def lower_fast(
     if depth4 > depth:
         block_bytes = ByTarget(block_bytes, 4 * depth4, block_bytes)
     params["block_bytes"] = block_bytes
-    params["pairs"] = ByTarget(pairs, dsp_pairs if dsp else pairs, mve_pairs)
+    params["pairs"] = ByTarget(pairs, narrow_pairs if dsp else pairs, mve_pairs)
     params["single"] = ByTarget(single, None if dsp else single, None) if single else None
-    return KernelCall(
+    call = KernelCall(
         "tinyaot_conv_fast_s8",
         "tinyaot/conv_fast.h",
         "struct tinyaot_conv_fast_params",
@@ -405,6 +423,18 @@ def lower_fast(
         macs=dims["batches"] * dims["out_h"] * dims["out_w"] * out_c * depth,
         inplace=(inplace.conv_fast(inp.index, dims, in_c, out_c, {mode, dsp_final, mve_mode}),),
         reverse_param="d.reverse",
+    )
+    if not (dsp and deep):
+        return call
+    # The generated code is one for every core: the scratch is in the arena on all of them.
+    scratch = TensorArg(wide(2 * depth4), writable=True)
+    wide_params = {**params, "pairs": ByTarget(pairs, dsp_pairs, mve_pairs)}
+    return dataclasses.replace(
+        call,
+        function="tinyaot_conv_fast_wide_s8",
+        params=wide_params,
+        args=[*call.args, scratch],
+        narrow=call,
     )
 
 

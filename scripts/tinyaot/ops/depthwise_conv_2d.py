@@ -99,7 +99,9 @@ def lower(graph: Graph, op: Op) -> KernelCall:
     if c == 1:
         # One input channel: a convolution whose output channels are the multiplier's.
         filters = filt.data.reshape(kh, kw, oc).transpose(2, 0, 1)[..., None]
-        call = conv_2d.lower_fast(inp, filters, bias_t, out, dims, mults, shifts, (lo, hi))
+        wide = conv_2d.wide_scratch(graph, op)
+        act = (lo, hi)
+        call = conv_2d.lower_fast(inp, filters, bias_t, out, dims, mults, shifts, act, wide)
         if call is not None:
             return call
     call = lower_fast(inp, filt.data, bias_t, out, dims, mults, shifts, (lo, hi))
