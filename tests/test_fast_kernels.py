@@ -58,6 +58,11 @@ def pooled(layer: Callable) -> Callable:
     return lambda x: layer(max_pool(2, 2, "valid")(x))
 
 
+def padded(pads: tuple[tuple[int, int], tuple[int, int]], layer: Callable) -> Callable:
+    """layer after Keras's ZeroPadding2D: a PAD that becomes the layer's padding (pad_fold.py)."""
+    return lambda x: layer(tf.keras.layers.ZeroPadding2D(pads)(x))
+
+
 def dense(units: int, act: str | None = None):
     return lambda x: tf.keras.layers.Dense(units, activation=act)(x)
 
@@ -160,6 +165,24 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # Dilated 3x3 windows, which the 3x3 routines do not take; one input channel into four.
     "dw_3x3_d2": (dwconv((3, 3), 1, "same", d=2), [1, 9, 9, 16], DW_TAPS),
     "dw_c1_mult4_d2": (dwconv((3, 3), 1, "same", mult=4, d=(2, 1)), [1, 8, 8, 1], CONV),
+    # A PAD before the window, folded into its padding (a strided "same" layer as TensorFlow
+    # exports it, then uneven borders): the fast kernels take the sum of both paddings.
+    "conv_3x3_s2_c3_folded": (
+        padded(((1, 1), (1, 1)), conv(16, (3, 3), 2, "valid")),
+        [1, 12, 11, 3],
+        CONV,
+    ),
+    "conv_3x3_folded_uneven": (
+        padded(((2, 0), (0, 1)), conv(8, (3, 3), 1, "same")),
+        [1, 6, 7, 8],
+        CONV,
+    ),
+    "dw_s2_folded": (padded(((0, 1), (0, 1)), dwconv((3, 3), 2, "valid")), [1, 10, 12, 16], DWCONV),
+    "dw_folded_uneven_relu": (
+        padded(((2, 1), (1, 2)), dwconv((3, 3), 1, "valid", act="relu")),
+        [1, 5, 7, 16],
+        DWCONV,
+    ),
     # Two images: groups and pixel pairs run on across the batch.
     "dw_batch2": (dwconv((3, 3), 1, "same"), [2, 3, 5, 16], DWCONV),
     "conv_3x3_batch2": (conv(8, (3, 3), 1, "same"), [2, 3, 5, 8], CONV),

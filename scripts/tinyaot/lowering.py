@@ -474,6 +474,9 @@ TILE_PADS = "tinyaot_tile_pads"
 # The op option that lowers a resize on one stripe of rows: (first output row, first input row,
 # input height) of the stripe in the full op, whose output height the size tensor gives.
 TILE_ROWS = "tinyaot_tile_rows"
+# The op option that holds the border of a PAD folded into a convolution (pad_fold.py):
+# (top, bottom, left, right).
+FOLDED_PADS = "tinyaot_folded_pads"
 
 
 def window_extent(k: int, dilation: int) -> int:
@@ -513,7 +516,13 @@ def window_dims(
         pad_h, pad_w = tile
     else:
         span = (window_extent(k_hw[0], dh), window_extent(k_hw[1], dw))
-        pad_h, pad_w = window_padding(graph, op, (h, w), span, (oh, ow))
+        # A PAD folded into the op (pad_fold.py): its padding is that of the padded input,
+        # plus the PAD's border above and to the left.
+        top, bottom, left, right = op.options.get(FOLDED_PADS, (0, 0, 0, 0))  # type: ignore[misc]
+        pad_h, pad_w = window_padding(
+            graph, op, (h + top + bottom, w + left + right), span, (oh, ow)
+        )
+        pad_h, pad_w = pad_h + top, pad_w + left
     conv = {} if dil is None else {"dil_h": dh, "dil_w": dw}
     return {
         "batches": n,
