@@ -57,7 +57,7 @@ from closeness import outputs_match  # noqa: E402
 from harness import c_name  # noqa: E402
 from reference import Reference, model_paths  # noqa: E402
 from tflm_arena import tflm_arena, tflm_build  # noqa: E402
-from tinyaot import codegen, patch  # noqa: E402
+from tinyaot import codegen, pad_fold, patch  # noqa: E402
 from tinyaot.compiler import Compiled, Options, compile_model  # noqa: E402
 from tinyaot.errors import CompileError  # noqa: E402
 
@@ -67,13 +67,15 @@ QEMU_TIMEOUT = 600.0
 
 @dataclass
 class Layer:
-    """One op of the model; instructions is None for ops that run no code (aliases)."""
+    """One op of the model; instructions is None for ops that run no code (aliases, and PADs
+    folded into the convolution of op folded_into)."""
 
     index: int
     op: str
     macs: int
     instructions: int | None = None
     instructions_per_mac: float | None = None
+    folded_into: int | None = None
 
 
 @dataclass
@@ -346,7 +348,17 @@ def measure(
                 else None
             )
             mac = macs.get(op.index, 0)
-            result.layers.append(Layer(op.index, op.kind, mac, count, _per_mac(count, mac)))
+            into = op.options.get(pad_fold.FOLDED_INTO)
+            result.layers.append(
+                Layer(
+                    op.index,
+                    op.kind,
+                    mac,
+                    count,
+                    _per_mac(count, mac),
+                    into if isinstance(into, int) else None,
+                )
+            )
         result.layers_unattributed = instructions - sum(
             layer.instructions or 0 for layer in result.layers
         )
@@ -542,8 +554,12 @@ def flash_table(results: list[Result]) -> str:
     return _table(rows, right=set(range(1, len(rows[0]))))
 
 
+def _no_code(layer: Layer) -> str:
+    return "alias" if layer.folded_into is None else f"in op {layer.folded_into}"
+
+
 def layers_table(r: Result, opt: str) -> str:
-    """Per op of one model; ops without instructions are aliases that run no code."""
+    """Per op of one model; ops without instructions are aliases or folded PADs (no code)."""
     rows = [["op", "kind", "MACs", f"instr{opt}", "instr/MAC"]]
     for layer in r.layers:
         rows.append(
@@ -551,7 +567,7 @@ def layers_table(r: Result, opt: str) -> str:
                 str(layer.index),
                 layer.op,
                 str(layer.macs),
-                "alias" if layer.instructions is None else str(layer.instructions),
+                _no_code(layer) if layer.instructions is None else str(layer.instructions),
                 _num(layer.instructions_per_mac),
             ]
         )
