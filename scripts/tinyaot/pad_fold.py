@@ -30,13 +30,14 @@ PADS = ("PAD", "PADV2")
 
 def fold_pads(graph: Graph) -> None:
     """Folds every PAD that can be into the convolution that reads it (options above)."""
-    users = graph.consumers()
+    # Each convolution is looked at once, so the maps of the graph as loaded serve throughout.
+    producers, users = graph.producers(), graph.consumers()
     outputs = set(graph.outputs)
     for op in graph.ops:
-        if op.kind not in CONVOLUTIONS or op.inputs[0] is None or FOLDED_PADS in op.options:
+        if op.kind not in CONVOLUTIONS or op.inputs[0] not in producers:
             continue
-        pad = _producer(graph, op.inputs[0])
-        if pad is None or pad.kind not in PADS or pad.outputs[0] in outputs:
+        pad = graph.ops[producers[op.inputs[0]]]  # type: ignore[index]
+        if pad.kind not in PADS or pad.outputs[0] in outputs:
             continue
         if users.get(pad.outputs[0]) != [op.index] or op.inputs.count(pad.outputs[0]) != 1:
             continue
@@ -45,11 +46,6 @@ def fold_pads(graph: Graph) -> None:
             op.options[FOLDED_PADS] = border
             op.inputs[0] = pad.inputs[0]
             pad.options[FOLDED_INTO] = op.index
-            users = graph.consumers()
-
-
-def _producer(graph: Graph, tensor: int) -> Op | None:
-    return next((op for op in graph.ops if tensor in op.outputs), None)
 
 
 def _border(graph: Graph, pad: Op, conv: Op) -> tuple[int, int, int, int] | None:
