@@ -58,7 +58,7 @@ from harness import c_name  # noqa: E402
 from reference import Reference, model_paths  # noqa: E402
 from tflm_arena import tflm_arena, tflm_build  # noqa: E402
 from tinyaot import codegen, pad_fold, patch  # noqa: E402
-from tinyaot.compiler import Compiled, Options, compile_model  # noqa: E402
+from tinyaot.compiler import SPEED_SCRATCH_DSP, Compiled, Options, compile_model  # noqa: E402
 from tinyaot.errors import CompileError  # noqa: E402
 
 FLASH_OPT = "-Os"
@@ -180,19 +180,21 @@ class Prepared:
     patch_error: str | None = None
 
 
-def prepare(model: Path, workdir: Path, patch_options: dict | None = None) -> Prepared:
-    """Compile the model (and with patch_options, the Options of a patch plan, once more)
-    and compute TFLM's output and arena.
+def prepare(
+    model: Path, workdir: Path, patch_options: dict | None = None, options: dict | None = None
+) -> Prepared:
+    """Compile the model with `options` (and with patch_options added, the Options of a patch
+    plan, once more) and compute TFLM's output and arena.
 
     Run in the main thread, one model at a time: tflm_arena() redirects file descriptor 2 of
     the whole process while it runs, which concurrent threads would tangle.
     """
     gen = workdir / "gen"
-    compiled = _generate(model, gen)
+    compiled = _generate(model, gen, options)
     patched, patch_error = None, None
     if patch_options:
         try:
-            patched = _generate(model, workdir / "gen_patch", patch_options)
+            patched = _generate(model, workdir / "gen_patch", {**(options or {}), **patch_options})
         except CompileError as exc:
             patch_error = str(exc)
     ref = Reference(model)
@@ -234,6 +236,9 @@ def counted_run(elf: Path, board: str, workdir: Path) -> tuple[runner.RunResult,
 # kernels, while CMSIS-NN's kernels ask for scratch buffers, larger on Helium (the Cortex-M55's
 # KWS failed its AllocateTensors with min alone). The arena's size changes no count.
 TFLM_SCRATCH_HEADROOM = 16 * 1024
+
+# The boards whose cores use the DSP kernels' scratch (not the Cortex-M55's Helium ones).
+DSP_BOARDS = ("mps2-an386", "mps2-an505")
 
 
 def measure_tflm(
@@ -633,6 +638,13 @@ def main(argv: list[str] | None = None) -> int:
         metavar="PERCENT",
         help="the extra MACs a patch plan may cost (default %(default)s)",
     )
+    parser.add_argument(
+        "--speed-scratch",
+        type=int,
+        metavar="PERCENT",
+        help="the compiler's --speed-scratch (default: as the Zephyr module's Kconfig, "
+        f"{SPEED_SCRATCH_DSP} on {' and '.join(DSP_BOARDS)}, else 0)",
+    )
     for key, var in tflm_firmware.ENV.items():
         parser.add_argument(
             f"--{key.replace('_', '-')}-path",
@@ -658,7 +670,11 @@ def main(argv: list[str] | None = None) -> int:
                 "smallest_arena": args.smallest_arena,
                 "max_extra_macs": args.max_extra_macs,
             }
-        prepared = [prepare(m, root / m.stem, patch_options) for m in models]
+        speed = args.speed_scratch
+        if speed is None:
+            speed = SPEED_SCRATCH_DSP if args.board in DSP_BOARDS else 0
+        options = {"speed_scratch": speed}
+        prepared = [prepare(m, root / m.stem, patch_options, options) for m in models]
         skipped: list[str] = []
 
         def measured(p: Prepared) -> Result | None:
@@ -714,6 +730,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         doc = {
             "opt": args.opt,
+            "speed_scratch": speed,
             "flash_opt": FLASH_OPT,
             "gcc": _tool_version(runner.GCC),
             "qemu": _tool_version(runner.QEMU),

@@ -7,7 +7,8 @@
 #                     [ARENA_ALIGNMENT <bytes>] [ARENA_SECTION <section>]
 #                     [WEIGHTS_SECTION <section>] [ARENA_REGION <label>]
 #                     [WEIGHTS_REGION <label>] [ARENA_BUDGET <bytes>] [SMALLEST_ARENA]
-#                     [MAX_EXTRA_MACS <percent>] [SHARED_ARENA <pool>]
+#                     [MAX_EXTRA_MACS <percent>] [SPEED_SCRATCH <percent>]
+#                     [SHARED_ARENA <pool>]
 #                     [CUSTOM_OPS <code>...] [PROFILE] [NO_ARG_CHECKS])
 #
 # runs the compiler at build time into ${CMAKE_CURRENT_BINARY_DIR}/tinyaot/<name>/, adds
@@ -23,6 +24,10 @@
 #
 # WEIGHTS_SECTION <section>: the linker section of the model's constants (weights, bias,
 # multipliers, tables), e.g. external flash; default .rodata.
+#
+# SPEED_SCRATCH <percent>: the arena may grow by up to this much to hold the scratch that makes
+# some kernels faster on cores with the DSP extension (wide convolution windows); default 0,
+# scratch only where it costs no byte. The Zephyr module sets it from TINYAOT_SPEED_SCRATCH.
 #
 # ARENA_REGION <label>, WEIGHTS_REGION <label> (Zephyr only): the devicetree node of that label,
 # compatible with zephyr,memory-region, holds the pinned arena (or the pool) / the constants.
@@ -355,7 +360,7 @@ endfunction()
 
 function(tinyaot_add_model target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS;SMALLEST_ARENA"
-    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_REGION;WEIGHTS_REGION;ARENA_BUDGET;MAX_EXTRA_MACS;SHARED_ARENA"
+    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_REGION;WEIGHTS_REGION;ARENA_BUDGET;MAX_EXTRA_MACS;SPEED_SCRATCH;SHARED_ARENA"
     "CUSTOM_OPS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tinyaot_add_model: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -438,6 +443,13 @@ function(tinyaot_add_model target)
                           "'${arg_MAX_EXTRA_MACS}' is not a whole percentage")
     endif()
     list(APPEND options --max-extra-macs ${arg_MAX_EXTRA_MACS})
+  endif()
+  if(DEFINED arg_SPEED_SCRATCH)
+    if(NOT arg_SPEED_SCRATCH MATCHES "^[0-9]+$")
+      message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): SPEED_SCRATCH "
+                          "'${arg_SPEED_SCRATCH}' is not a whole percentage")
+    endif()
+    list(APPEND options --speed-scratch ${arg_SPEED_SCRATCH})
   endif()
   foreach(code IN LISTS arg_CUSTOM_OPS)
     list(APPEND options --custom-op ${code})

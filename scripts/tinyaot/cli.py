@@ -40,7 +40,14 @@ def _options(args: argparse.Namespace) -> Options:
         patch_stage=args.patch_stage,
         shared_arena=args.shared_arena,
         custom_ops=tuple(args.custom_op),
+        speed_scratch=args.speed_scratch,
     )
+
+
+def _percent(text: str) -> int:
+    if not text.isdigit():
+        raise argparse.ArgumentTypeError(f"'{text}' is not a whole percentage")
+    return int(text)
 
 
 def _stage(text: str) -> tuple[int, int, str]:
@@ -214,6 +221,14 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         help="run the first LAYERS windowed layers in STRIPES stripes, whatever the budget; "
         "KEEP says which layers keep the rows the next stripe shares instead of recomputing "
         "them: none (the default), inner (all but those reading the stage input) or all",
+    )
+    p.add_argument(
+        "--speed-scratch",
+        type=_percent,
+        default=0,
+        metavar="PERCENT",
+        help="let the arena grow by up to PERCENT %% for the scratch that makes kernels faster "
+        "on cores with the DSP extension (default 0: only scratch that costs no byte)",
     )
     p.add_argument(
         "--custom-op",

@@ -12,7 +12,8 @@ variables + runner.STACK_RESERVE fit its RAM, mps2-an385 otherwise. Every model 
 -O2 on mps2-an386, a Cortex-M4, where the convolutions use the DSP extension's routine and
 float32 runs on the FPU (hard float); a handful of them also on mps2-an505, a Cortex-M33 with
 the same DSP kernels and FPv5, and on mps3-an547, a Cortex-M55, where the Helium (MVE) kernels
-take over.
+take over. For the two DSP cores the model is compiled as the Zephyr module compiles it for
+them, with --speed-scratch (compiler.SPEED_SCRATCH_DSP).
 
 Everything is built and run once per session by the `runs` fixture, in parallel across
 models; the tests then only check the results, so a failure names its model and -O level.
@@ -112,6 +113,7 @@ M55_MODELS = [
 # The Cortex-M33 board (Armv8-M Mainline with the DSP extension and FPv5-SP): the DSP kernels
 # and the float32 block loops of the Cortex-M4F on another architecture version and FPU.
 M33_BOARD, M33_OPT = "mps2-an505", "-O2"
+DSP_BOARDS = (M4_BOARD, M33_BOARD)
 M33_MODELS = [
     m
     for m in FAST_MODELS
@@ -159,10 +161,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
         # One firmware runs the sets in order: a stateful model carries its state across.
         expected[model.stem] = ref.run_sequence(inputs[model.stem])
 
-    def generate(model: Path) -> Path | AssertionError:
-        """The generated folder, or the compile failure for the model's tests to report."""
+    def generate(job: tuple[Path, bool]) -> Path | AssertionError:
+        """The generated folder, or the compile failure for the model's tests to report. The
+        DSP cores' firmware is compiled as the Zephyr module compiles it for them, the arena
+        allowed to grow by SPEED_SCRATCH_DSP percent for the DSP kernels' scratch."""
+        model, dsp = job
+        out = root / ("gen_dsp" if dsp else "gen") / model.stem
+        speed = ("--speed-scratch", str(compiler.SPEED_SCRATCH_DSP)) if dsp else ()
         try:
-            return compile_model(model, root / "gen" / model.stem, c_name(model), "--quiet")
+            return compile_model(model, out, c_name(model), "--quiet", *speed)
         except AssertionError as exc:
             return exc
 
@@ -190,9 +197,11 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Case]:
 
     workers = os.cpu_count() or 1
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        generated = dict(zip(MODELS, pool.map(generate, MODELS), strict=True))
+        jobs = [(m, False) for m in MODELS] + [(m, True) for m in M4_MODELS + M33_MODELS]
+        jobs = list(dict.fromkeys(jobs))
+        generated = dict(zip(jobs, pool.map(generate, jobs), strict=True))
         for case in cases.values():
-            gen = generated[case.model]
+            gen = generated[case.model, case.board in DSP_BOARDS]
             if isinstance(gen, AssertionError):
                 case.error = gen
             else:

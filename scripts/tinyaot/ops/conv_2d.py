@@ -207,8 +207,8 @@ MVE_MIN_DEPTH = 8
 # Windows of at most this many inputs take the DSP routine that widens a pair's inputs once
 # (tinyaot_conv_pairs_dsp16): its stack buffer is 4 bytes per input (TINYAOT_CONV_DSP16_DEPTH
 # in tinyaot/asm_layout.h). Deeper ones take it on a scratch of the arena (wide_scratch), where
-# the compiler finds that it does not grow the arena, else the routine that widens a pair's
-# inputs again for every block's half: 14 instructions per 16 MACs instead of 20.
+# the arena grows by no more than Options.speed_scratch allows, else the routine that widens a
+# pair's inputs again for every block's half: 14 instructions per 16 MACs instead of 20.
 DSP16_DEPTH = 128
 WIDE_LABEL = "convolution inputs widened to int16"
 
