@@ -107,6 +107,11 @@ CASES: dict[str, tuple[Callable, list[int], str]] = {
     # micro_speech's windows, rows of 8 bytes over an even output width: in place, but the
     # patch (two words a row) where the DSP kernels are built.
     "conv_10x8_s2_c1": (conv(8, (10, 8), 2, "same"), [1, 20, 16, 1], CONV),
+    # Whole windows copied to the patch in rows that are not whole words: rows of 2 bytes (a
+    # byte at a time, the window's last word padded with the zero point) and, over an odd
+    # width, of 6 (words, the last one ending on the row's last byte).
+    "conv_3x2_c1": (conv(8, (3, 2), 1, "same"), [1, 7, 6, 1], CONV),
+    "conv_2x3_c2_odd": (conv(8, (2, 3), 1, "same"), [1, 6, 7, 2], CONV),
     # One input channel, rows of 3 and 5 bytes read in place (clipped windows: the patch).
     "conv_3x3_c1": (conv(8, (3, 3), 1, "same"), [1, 9, 7, 1], CONV),
     "conv_5x5_s2_c1": (conv(8, (5, 5), 2, "same"), [1, 13, 11, 1], CONV),

@@ -371,6 +371,39 @@ static CONV_FAST_NO_LIBCALLS void tinyaot_conv_fast_patch(const struct tinyaot_c
 		}
 		return;
 	}
+	if (px->whole && y0 >= 0 && y0 + k_h <= in_h) {
+		/* Inside the input, rows of any other length (3 channels by 3 columns: first
+		 * layers over RGB): each row as whole words, the last ending on the row's last
+		 * byte, so that nothing past the window is read or written (shorter rows byte by
+		 * byte). The bytes after the window up to a whole word, which the DSP routine
+		 * reads against zero weights, get the zero point first, as in the clipped windows.
+		 */
+		const int8_t *src = in + y0 * row + x0 * in_c;
+		const int32_t tail = span - 4;
+
+		if (k_h * span % 4 != 0) {
+			memcpy(patch + (k_h * span & ~3), &zp4, 4);
+		}
+		for (int8_t *dst = patch; dst != end; dst += span, src += row) {
+			if (tail < 0) {
+				for (int32_t i = 0; i < span; i++) {
+					dst[i] = src[i];
+				}
+				continue;
+			}
+			for (int32_t i = 0; i < tail; i += 4) {
+				uint32_t v;
+
+				memcpy(&v, src + i, 4);
+				memcpy(dst + i, &v, 4);
+			}
+			uint32_t v;
+
+			memcpy(&v, src + tail, 4);
+			memcpy(dst + tail, &v, 4);
+		}
+		return;
+	}
 	/* Clipped: the zero point everywhere, in whole words (the patch has room for the
 	 * rounding: it is a multiple of 4 bytes), then the parts inside the input.
 	 */
