@@ -356,30 +356,16 @@ static CONV_FAST_NO_LIBCALLS void tinyaot_conv_fast_patch(const struct tinyaot_c
 		}
 		return;
 	}
-	if (px->whole && y0 >= 0 && y0 + k_h <= in_h && span % 4 == 0) {
-		/* Inside the input: k_h rows of span bytes, a row apart. */
-		const int8_t *src = in + y0 * row + x0 * in_c;
-
-		for (int8_t *dst = patch; dst != end; src += row - span) {
-			for (int8_t *const row_end = dst + span; dst != row_end;
-			     dst += 4, src += 4) {
-				uint32_t v;
-
-				memcpy(&v, src, 4);
-				memcpy(dst, &v, 4);
-			}
-		}
-		return;
-	}
 	if (px->whole && y0 >= 0 && y0 + k_h <= in_h) {
-		/* Inside the input, rows of any other length (3 channels by 3 columns: first
-		 * layers over RGB): each row as whole words, the last ending on the row's last
-		 * byte, so that nothing past the window is read or written (shorter rows byte by
-		 * byte). The bytes after the window up to a whole word, which the DSP routine
-		 * reads against zero weights, get the zero point first, as in the clipped windows.
+		/* Inside the input: k_h rows of span bytes, a row apart, each as whole words; a
+		 * row that is not (3 channels by 3 columns: first layers over RGB) ends with a
+		 * word on its last byte, so that nothing past the window is read or written
+		 * (rows under a word byte by byte). The bytes after the window up to a whole word,
+		 * which the DSP routine reads against zero weights, get the zero point first, as
+		 * in the clipped windows.
 		 */
 		const int8_t *src = in + y0 * row + x0 * in_c;
-		const int32_t tail = span - 4;
+		const int32_t tail = span % 4 != 0 ? span - 4 : span;
 
 		if (k_h * span % 4 != 0) {
 			memcpy(patch + (k_h * span & ~3), &zp4, 4);
@@ -397,10 +383,12 @@ static CONV_FAST_NO_LIBCALLS void tinyaot_conv_fast_patch(const struct tinyaot_c
 				memcpy(&v, src + i, 4);
 				memcpy(dst + i, &v, 4);
 			}
-			uint32_t v;
+			if (tail != span) {
+				uint32_t v;
 
-			memcpy(&v, src + tail, 4);
-			memcpy(dst + tail, &v, 4);
+				memcpy(&v, src + tail, 4);
+				memcpy(dst + tail, &v, 4);
+			}
 		}
 		return;
 	}

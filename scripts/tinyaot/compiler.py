@@ -319,7 +319,7 @@ def _widen(
     for i in wide:
         trial = [*narrow[:i], steps[i], *narrow[i + 1 :]]
         trial_plan = plan_of(trial)
-        if trial_plan.size <= max(limit, plan.size):
+        if trial_plan.size <= limit:
             narrow, plan = trial, trial_plan
     return narrow, plan
 
