@@ -425,7 +425,7 @@ tinyaot_conv_pairs_body:
  * split alike, in two instructions. A block of four channels runs as two halves of two
  * channels, each over both pixels, which keeps four accumulators, four input pairs, two weight
  * pairs and the three pointers in registers: 20 instructions per 16 multiply-accumulates,
- * unrolled four times. The weights are in the layout the compiler writes for this routine
+ * unrolled eight times. The weights are in the layout the compiler writes for this routine
  * (tinyaot_conv_fast_params.dsp): per block, per half, per four inputs, each channel's word;
  * it does so where every run is a multiple of 4 bytes. tinyaot_conv_pairs_dsp takes whole
  * blocks, tinyaot_conv_pairs_dsp_part a partial highest block (its outputs moved back, as
@@ -444,6 +444,9 @@ tinyaot_conv_pairs_body:
 .equ dsp_acc, 128
 .equ dsp_after, 144
 .equ dsp_frame, 148
+/* Every instruction of dsp_step and x_step has a 32-bit encoding. */
+.equ dsp_step_bytes, 80
+.equ x_step_bytes, 56
 .macro dsp_step
 	ldr r0, [r1], #4
 	ldr ip, [r2], #4
@@ -476,21 +479,17 @@ tinyaot_conv_pairs_body:
 1:
 	pair_enter \frame, 1
 .endm
-/* Where a half of 4q + n steps (n in 0-3) enters the four-step loop s0-s3: at step (4 - n)
- * mod 4; where a block goes after its requantisation: fwd, or rev where table_step (r7) is
- * negative; then the first block's table (r0) and weights (r3).
+/* Where a half of 8q + n steps (n in 0-7) enters the eight-step loop at s0: (8 - n) mod 8
+ * steps of `bytes` in; where a block goes after its requantisation: fwd, or rev where
+ * table_step (r7) is negative; then the first block's table (r0) and weights (r3).
  */
-.macro dsp_entries n, s0, s1, s2, s3, fwd, rev
+.macro dsp_entries n, s0, bytes, fwd, rev
+	rsb r5, \n, #8
+	and r5, r5, #7
+	movs r4, #\bytes
+	mul r5, r5, r4
 	adr r4, \s0
-	cmp \n, #1
-	it eq
-	adreq r4, \s3
-	cmp \n, #2
-	it eq
-	adreq r4, \s2
-	cmp \n, #3
-	it eq
-	adreq r4, \s1
+	add r4, r4, r5
 	orr r4, r4, #1
 	str r4, [sp, #pair_entry]
 	adr r4, \fwd
@@ -554,9 +553,9 @@ tinyaot_conv_pairs_dsp_body:
 	pair_set dsp_after, .Ldsp_half
 	pair_runs .Ldsp_single, dsp_after, .Ldsp_multi, .Ldsp_next
 
-/* A run of 16q + 4r bytes is 4q + r steps. */
-	ubfx r3, r3, #2, #2
-	dsp_entries r3, .Ldsp_s0, .Ldsp_s1, .Ldsp_s2, .Ldsp_s3, .Ldsp_fwd, .Ldsp_rev
+/* A run of 32q + 4r bytes is 8q + r steps. */
+	ubfx r3, r3, #2, #3
+	dsp_entries r3, .Ldsp_s0, dsp_step_bytes, .Ldsp_fwd, .Ldsp_rev
 /* A block, r0 its table, r3 its weights: the bias of its first two channels, then the
  * runs.
  */
@@ -576,11 +575,12 @@ tinyaot_conv_pairs_dsp_body:
 .Ldsp_s0:
 	dsp_step
 .Ldsp_s1:
+	.if .Ldsp_s1 - .Ldsp_s0 - dsp_step_bytes
+	.error "dsp_step is not dsp_step_bytes long"
+	.endif
+	.rept 7
 	dsp_step
-.Ldsp_s2:
-	dsp_step
-.Ldsp_s3:
-	dsp_step
+	.endr
 	ldr lr, [sp, #pair_end]
 	cmp r1, lr
 	bne .Ldsp_s0
@@ -614,7 +614,7 @@ tinyaot_conv_pairs_dsp_body:
  * r1 the buffer, r3 the weights; r0, r2 a's input pairs, r8, r9 b's; ip, r10 the first
  * channel's weight pairs, lr, r11 the second's. The frame is the DSP routine's, with x_end
  * where the widened inputs end (pair_tail moves pair_end with the pairs), `entry` where a
- * half enters the four-step loop, x_base the buffer used (the job's or the frame's; the slot
+ * half enters the eight-step loop, x_base the buffer used (the job's or the frame's; the slot
  * of pair_start, which this body does not use), and the frame's buffer after them.
  */
 .equ x_base, pair_start
@@ -651,8 +651,8 @@ tinyaot_conv_pairs_dsp16_body:
 	movs r4, #0
 	str r4, [sp, #dsp_half]
 
-/* 4 * depth = len * (runs_end - run) / 2 bytes of widened inputs; a half of depth / 4 = 4q + r
- * steps enters the loop at step (4 - r) mod 4.
+/* 4 * depth = len * (runs_end - run) / 2 bytes of widened inputs; a half of depth / 4 = 8q + r
+ * steps enters the loop at step (8 - r) mod 8.
  */
 	sub r4, r2, r1
 	mul r4, r4, r3
@@ -664,8 +664,8 @@ tinyaot_conv_pairs_dsp16_body:
 	str r5, [sp, #x_base]
 	add r5, r5, r4
 	str r5, [sp, #x_end]
-	ubfx r3, r4, #4, #2
-	dsp_entries r3, .Lx_s0, .Lx_s1, .Lx_s2, .Lx_s3, .Lx_fwd, .Lx_rev
+	ubfx r3, r4, #4, #3
+	dsp_entries r3, .Lx_s0, x_step_bytes, .Lx_fwd, .Lx_rev
 /* A pair, r0 its first block's table, r3 its weights: every run widened into the buffer. */
 .Lx_pair:
 	ldr r8, [sp, #x_base]
@@ -700,11 +700,12 @@ tinyaot_conv_pairs_dsp16_body:
 .Lx_s0:
 	x_step
 .Lx_s1:
+	.if .Lx_s1 - .Lx_s0 - x_step_bytes
+	.error "x_step is not x_step_bytes long"
+	.endif
+	.rept 7
 	x_step
-.Lx_s2:
-	x_step
-.Lx_s3:
-	x_step
+	.endr
 	ldr lr, [sp, #x_end]
 	cmp r1, lr
 	bne .Lx_s0
