@@ -645,6 +645,13 @@ def main(argv: list[str] | None = None) -> int:
         help="the compiler's --speed-scratch (default: as the Zephyr module's Kconfig, "
         f"{SPEED_SCRATCH_DSP} on {' and '.join(DSP_BOARDS)}, else 0)",
     )
+    parser.add_argument(
+        "--speed-flash",
+        type=int,
+        default=0,
+        metavar="PERCENT",
+        help="the compiler's --speed-flash (default %(default)s, as the Zephyr module's Kconfig)",
+    )
     for key, var in tflm_firmware.ENV.items():
         parser.add_argument(
             f"--{key.replace('_', '-')}-path",
@@ -673,7 +680,7 @@ def main(argv: list[str] | None = None) -> int:
         speed = args.speed_scratch
         if speed is None:
             speed = SPEED_SCRATCH_DSP if args.board in DSP_BOARDS else 0
-        options = {"speed_scratch": speed}
+        options = {"speed_scratch": speed, "speed_flash": args.speed_flash}
         prepared = [prepare(m, root / m.stem, patch_options, options) for m in models]
         skipped: list[str] = []
 
@@ -731,6 +738,7 @@ def main(argv: list[str] | None = None) -> int:
         doc = {
             "opt": args.opt,
             "speed_scratch": speed,
+            "speed_flash": args.speed_flash,
             "flash_opt": FLASH_OPT,
             "gcc": _tool_version(runner.GCC),
             "qemu": _tool_version(runner.QEMU),

@@ -8,7 +8,7 @@
 #                     [WEIGHTS_SECTION <section>] [ARENA_REGION <label>]
 #                     [WEIGHTS_REGION <label>] [ARENA_BUDGET <bytes>] [SMALLEST_ARENA]
 #                     [MAX_EXTRA_MACS <percent>] [SPEED_SCRATCH <percent>]
-#                     [SHARED_ARENA <pool>]
+#                     [SPEED_FLASH <percent>] [SHARED_ARENA <pool>]
 #                     [CUSTOM_OPS <code>...] [PROFILE] [NO_ARG_CHECKS])
 #
 # runs the compiler at build time into ${CMAKE_CURRENT_BINARY_DIR}/tinyaot/<name>/, adds
@@ -28,6 +28,10 @@
 # SPEED_SCRATCH <percent>: the arena may grow by up to this much to hold the scratch that makes
 # some kernels faster on cores with the DSP extension (wide convolution windows); default 0,
 # scratch only where it costs no byte. The Zephyr module sets it from TINYAOT_SPEED_SCRATCH.
+#
+# SPEED_FLASH <percent>: the weights may grow by up to this much on cores with the DSP extension
+# for int16 copies of convolution weights, which make those layers faster there; default 0. The
+# Zephyr module sets it from TINYAOT_SPEED_FLASH.
 #
 # ARENA_REGION <label>, WEIGHTS_REGION <label> (Zephyr only): the devicetree node of that label,
 # compatible with zephyr,memory-region, holds the pinned arena (or the pool) / the constants.
@@ -360,7 +364,7 @@ endfunction()
 
 function(tinyaot_add_model target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "PROFILE;NO_ARG_CHECKS;SMALLEST_ARENA"
-    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_REGION;WEIGHTS_REGION;ARENA_BUDGET;MAX_EXTRA_MACS;SPEED_SCRATCH;SHARED_ARENA"
+    "MODEL;NAME;ARENA_ALIGNMENT;ARENA_SECTION;WEIGHTS_SECTION;ARENA_REGION;WEIGHTS_REGION;ARENA_BUDGET;MAX_EXTRA_MACS;SPEED_SCRATCH;SPEED_FLASH;SHARED_ARENA"
     "CUSTOM_OPS")
   if(arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "tinyaot_add_model: unknown arguments: ${arg_UNPARSED_ARGUMENTS}")
@@ -437,20 +441,18 @@ function(tinyaot_add_model target)
   if(arg_SMALLEST_ARENA)
     list(APPEND options --smallest-arena)
   endif()
-  if(DEFINED arg_MAX_EXTRA_MACS)
-    if(NOT arg_MAX_EXTRA_MACS MATCHES "^[0-9]+$")
-      message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): MAX_EXTRA_MACS "
-                          "'${arg_MAX_EXTRA_MACS}' is not a whole percentage")
+  foreach(key IN ITEMS MAX_EXTRA_MACS SPEED_SCRATCH SPEED_FLASH)
+    if(DEFINED arg_${key})
+      if(NOT arg_${key} MATCHES "^[0-9]+$")
+        message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): ${key} "
+                            "'${arg_${key}}' is not a whole percentage")
+      endif()
+      # MAX_EXTRA_MACS -> --max-extra-macs
+      string(TOLOWER "${key}" flag)
+      string(REPLACE "_" "-" flag "${flag}")
+      list(APPEND options --${flag} ${arg_${key}})
     endif()
-    list(APPEND options --max-extra-macs ${arg_MAX_EXTRA_MACS})
-  endif()
-  if(DEFINED arg_SPEED_SCRATCH)
-    if(NOT arg_SPEED_SCRATCH MATCHES "^[0-9]+$")
-      message(FATAL_ERROR "tinyaot_add_model(${arg_NAME}): SPEED_SCRATCH "
-                          "'${arg_SPEED_SCRATCH}' is not a whole percentage")
-    endif()
-    list(APPEND options --speed-scratch ${arg_SPEED_SCRATCH})
-  endif()
+  endforeach()
   foreach(code IN LISTS arg_CUSTOM_OPS)
     list(APPEND options --custom-op ${code})
   endforeach()

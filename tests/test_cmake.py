@@ -258,6 +258,10 @@ CONFIGURE_ERRORS = {
         "tinyaot_add_model(app MODEL {hello} NAME m SPEED_SCRATCH -1)",
         "tinyaot_add_model(m): SPEED_SCRATCH '-1' is not a whole percentage",
     ),
+    "bad_speed_flash": (
+        "tinyaot_add_model(app MODEL {hello} NAME m SPEED_FLASH 1.5)",
+        "tinyaot_add_model(m): SPEED_FLASH '1.5' is not a whole percentage",
+    ),
     "pool_sections_differ": (
         "tinyaot_add_model(app MODEL {hello} NAME a SHARED_ARENA p ARENA_SECTION .x)\n"
         "tinyaot_add_model(app MODEL {hello} NAME b SHARED_ARENA p ARENA_SECTION .y)",
@@ -288,12 +292,13 @@ def test_configure_errors(case: str, tmp_path: Path) -> None:
 
 
 def test_patch_options_reach_the_compiler(tmp_path: Path) -> None:
-    """SMALLEST_ARENA, MAX_EXTRA_MACS and SPEED_SCRATCH become the compiler's options (read
-    from the build rules, configure only); a model without them gets none."""
+    """SMALLEST_ARENA, MAX_EXTRA_MACS, SPEED_SCRATCH and SPEED_FLASH become the compiler's
+    options (read from the build rules, configure only); a model without them gets none."""
     project = plain_project(
         tmp_path,
         f"tinyaot_add_model(app MODEL {HELLO} NAME m SMALLEST_ARENA MAX_EXTRA_MACS 7)\n"
-        f"tinyaot_add_model(other MODEL {HELLO} NAME b ARENA_BUDGET 4096 SPEED_SCRATCH 15)",
+        f"tinyaot_add_model(other MODEL {HELLO} NAME b ARENA_BUDGET 4096 SPEED_SCRATCH 15 "
+        "SPEED_FLASH 40)",
     )
     assert configure_plain(project).returncode == 0
     rules = (project / "build" / "build.ninja").read_text()
@@ -301,9 +306,9 @@ def test_patch_options_reach_the_compiler(tmp_path: Path) -> None:
     b = re.search(r"-m tinyaot compile \S+ --name b [^\n]*", rules)
     assert m and b
     assert "--smallest-arena --max-extra-macs 7 " in m[0]
-    assert "--arena-budget 4096 --speed-scratch 15 " in b[0]
+    assert "--arena-budget 4096 --speed-scratch 15 --speed-flash 40 " in b[0]
     assert "--smallest-arena" not in b[0] and "--max-extra-macs" not in b[0]
-    assert "--speed-scratch" not in m[0]
+    assert "--speed-scratch" not in m[0] and "--speed-flash" not in m[0]
 
 
 def test_unsupported_model_stops_the_build(tmp_path: Path) -> None:

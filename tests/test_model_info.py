@@ -421,7 +421,7 @@ REPORT_KEYS = {
     "arena": ["bytes", "alignment", "section", "shared_pool", "tensors"],
     "tensor": ["tensor", "name", "bytes", "offset", "first_step", "last_step"],
     "state": ["bytes"],
-    "weights": ["bytes", "section"],
+    "weights": ["bytes", "section", "dsp_bytes", "mve_bytes"],
     "code": ["bytes", "model", "runtime", "source", "image"],
     "patch_stage": ["first_step", "last_step", "layers", "stripes", "output_shape",
                     "extra_macs", "kept_bytes", "arena_without"],
@@ -499,7 +499,21 @@ def test_report_json(programs, stem: str) -> None:
             assert re.fullmatch(r".+ \(op \d+\)", t["name"]), t
             assert t["first_step"] == t["last_step"] and t["bytes"] > 0, t
     assert got["state"] == {"bytes": int(re.search(r"_STATE_SIZE\s+(\d+)", header)[1])}
-    assert got["weights"] == {"bytes": int(fields["weights_size"][0]), "section": None}
+    # The generated info's weights_size per core: the first value whose #if holds for a core
+    # with the DSP kernels and an FPU, then for one with Helium's too.
+    sizes = re.findall(
+        r"^(?:#(?:el)?if (.*)\n|#else\n)?\t\.weights_size = (\d+),",
+        (gen / f"{name}.c").read_text(),
+        re.M,
+    )
+    dsp = next(int(n) for cond, n in sizes if "MVE" not in cond)
+    mve = next(int(n) for cond, n in sizes if "MVE" in cond or not cond)
+    assert got["weights"] == {
+        "bytes": int(fields["weights_size"][0]),
+        "section": None,
+        "dsp_bytes": dsp,
+        "mve_bytes": mve,
+    }
 
     # The code of the linked program, by its symbol table.
     assert list(got["code"]) == REPORT_KEYS["code"]

@@ -41,6 +41,7 @@ def _options(args: argparse.Namespace) -> Options:
         shared_arena=args.shared_arena,
         custom_ops=tuple(args.custom_op),
         speed_scratch=args.speed_scratch,
+        speed_flash=args.speed_flash,
     )
 
 
@@ -229,6 +230,15 @@ def _model_args(p: argparse.ArgumentParser) -> None:
         metavar="PERCENT",
         help="let the arena grow by up to PERCENT %% for the scratch that makes kernels faster "
         "on cores with the DSP extension (default 0: only scratch that costs no byte)",
+    )
+    p.add_argument(
+        "--speed-flash",
+        type=_percent,
+        default=0,
+        metavar="PERCENT",
+        help="let the weights grow by up to PERCENT %% on cores with the DSP extension, for "
+        "int16 copies of the convolution weights that make those layers faster there, the "
+        "layers with the most MACs per byte first (default 0: none)",
     )
     p.add_argument(
         "--custom-op",

@@ -255,6 +255,7 @@ def generate(c: Compiled) -> dict[str, str]:
         if c.options.weights_section
         else None,
         "weights_size": c.weights_size,
+        "weights_by_core": c.weights_by_core(),
         "headers": sorted({s.call.header for s in c.steps}),
         "custom_tables": custom_tables,
         "custom_functions": sorted({s.call.function for s in c.steps if s.call.custom}),

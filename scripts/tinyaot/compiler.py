@@ -17,6 +17,9 @@ from . import custom, frontend, pad_fold, patch, planner, state
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
 from .lowering import (
+    DSP_GUARD,
+    FPU_GUARD,
+    MVE_GUARD,
     STATE_OPTION,
     Alias,
     ByFpu,
@@ -66,6 +69,10 @@ class Options:
     # How much the arena may grow, in percent, to keep the scratch of kernels that it makes
     # faster on some cores (KernelCall.narrow): 0 keeps only scratch that costs no byte.
     speed_scratch: int = 0
+    # How much the weights and tables may grow, in percent of what a core without the DSP
+    # extension links, for the faster forms of calls whose tables only some cores read
+    # (KernelCall.faster): 0 keeps every call as it is.
+    speed_flash: int = 0
 
 
 @dataclass
@@ -141,14 +148,36 @@ class Compiled:
                 visit(arg, None)
         return [(a, _any_of(targets[k])) for k, a in seen.items()]
 
-    @property
-    def weights_size(self) -> int:
-        # What a core without the DSP extension links; the other layouts are the same size.
+    def weights_size_where(self, defined: frozenset[str]) -> int:
+        """The bytes of weights and compile-time tables a core links where the macros in
+        `defined` (DSP_GUARD, MVE_GUARD, FPU_GUARD) are 1 and the others 0."""
         return sum(t.nbytes for t in self.weight_tensors()) + sum(
             a.values.nbytes
             for a, guard in self.const_arrays()
-            if guard is None or _on_plain_core(guard)
+            if guard is None or _holds(guard, defined)
         )
+
+    @property
+    def weights_size(self) -> int:
+        """What a core without the optimised kernels links (none of those macros)."""
+        return self.weights_size_where(frozenset())
+
+    def weights_by_core(self) -> list[tuple[str | None, int]]:
+        """(condition, bytes) for the generated info, in the order its #if tests them, the last
+        (None) the core without optimised kernels; one entry where every core links the same
+        bytes. The layouts differ in size where the DSP routine pads a window's depth, or
+        holds int16 weights (Options.speed_flash)."""
+        cores = []
+        for kernels in ([DSP_GUARD, MVE_GUARD], [DSP_GUARD], []):
+            fpu = self.weights_size_where(frozenset([*kernels, FPU_GUARD]))
+            size = self.weights_size_where(frozenset(kernels))
+            if fpu != size:
+                cores.append((" && ".join([*kernels, FPU_GUARD]), fpu))
+            cores.append((" && ".join(kernels) or None, size))
+        sizes = {size for _, size in cores}
+        if len(sizes) == 1:
+            return [(None, sizes.pop())]
+        return cores
 
 
 def _any_of(guards: set[str | None]) -> str | None:
@@ -160,13 +189,11 @@ def _any_of(guards: set[str | None]) -> str | None:
     return " || ".join(f"({g})" for g in sorted(g for g in guards if g is not None))
 
 
-def _on_plain_core(guard: str) -> bool:
-    """Whether a condition of const_arrays holds where no optimised kernels are built: one of
-    its alternatives (||) is a default value's, whose every term (&&) is a negation."""
-    return any(
-        all(t.strip().startswith("!") for t in alt.strip(" ()").split("&&"))
-        for alt in guard.split("||")
-    )
+def _holds(guard: str, defined: frozenset[str]) -> bool:
+    """Whether a condition of const_arrays (alternatives || of terms &&, each a macro or its
+    negation) holds where the macros in `defined` are 1 and the others 0."""
+    terms = [[t.strip() for t in alt.strip(" ()").split("&&")] for alt in guard.split("||")]
+    return any(all((t.lstrip("!") in defined) != t.startswith("!") for t in alt) for alt in terms)
 
 
 def validate_name(name: str) -> None:
@@ -267,8 +294,6 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
     problems = planner.check(plan)
     if problems:
         raise AssertionError("memory plan is inconsistent: " + "; ".join(problems))
-    for step in steps:
-        _set_direction(step, root, plan)
     compiled = Compiled(
         graph=graph,
         options=options,
@@ -282,6 +307,9 @@ def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
         patches=tuple(chosen.patches) if chosen else (),
         in_place=in_place,
     )
+    compiled.steps = _faster(steps, compiled.weights_size * options.speed_flash // 100)
+    for step in compiled.steps:
+        _set_direction(step, root, plan)
     if options.arena_budget and plan.size > options.arena_budget:
         raise CompileError(
             f"model '{options.name}' needs an arena of {plan.size} bytes, "
@@ -322,6 +350,24 @@ def _widen(
         if trial_plan.size <= limit:
             narrow, plan = trial, trial_plan
     return narrow, plan
+
+
+def _faster(steps: list[Step], allowance: int) -> list[Step]:
+    """The steps with the faster form of each call that has one (KernelCall.faster) while the
+    extra bytes they take on the cores with the DSP extension stay within `allowance`. The
+    calls with the most MACs per extra byte are taken first: flash buys the most speed there."""
+    chosen = list(steps)
+    extra = 0
+    candidates = sorted(
+        (i for i, s in enumerate(steps) if s.call.faster),
+        key=lambda i: -steps[i].call.macs / max(steps[i].call.faster.extra, 1),
+    )
+    for i in candidates:
+        faster = steps[i].call.faster
+        if extra + faster.extra <= allowance:
+            chosen[i] = Step(steps[i].op, faster.call)
+            extra += faster.extra
+    return chosen
 
 
 def _own_state(graph: Graph, custom_ops: tuple[str, ...]) -> None:

@@ -164,6 +164,18 @@ class KernelCall:
     # The same op without the scratch this call is handed (a kernel's working memory that
     # only makes it faster): the compiler takes it where the scratch would grow the arena.
     narrow: KernelCall | None = None
+    # A faster form of the call whose tables take more flash on the cores that read them: the
+    # compiler takes it where the weights may grow (Options.speed_flash).
+    faster: FlashVariant | None = None
+
+
+@dataclass
+class FlashVariant:
+    """A call that does what another does, faster, for `extra` more bytes of const tables on
+    the cores with the DSP extension (none on the others)."""
+
+    call: KernelCall
+    extra: int
 
 
 @dataclass(frozen=True)

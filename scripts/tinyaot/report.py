@@ -21,6 +21,7 @@ from pathlib import Path
 from . import codegen, patch
 from .compiler import Compiled, Step
 from .errors import CompileError
+from .lowering import DSP_GUARD, FPU_GUARD, MVE_GUARD
 from .runtime_sources import runtime_sources
 
 CRT = Path(__file__).resolve().parents[2] / "crt"
@@ -62,12 +63,32 @@ def _in_place(c: Compiled) -> str:
     return f" ({'input' if len(ports) == 1 else f'{len(ports)} inputs'} {size} B read in place)"
 
 
+def _dsp_weights(c: Compiled) -> tuple[int, int]:
+    """The weights a core with the DSP extension and an FPU links, and one with Helium too."""
+    return (
+        c.weights_size_where(frozenset({DSP_GUARD, FPU_GUARD})),
+        c.weights_size_where(frozenset({DSP_GUARD, MVE_GUARD, FPU_GUARD})),
+    )
+
+
+def _other_cores(c: Compiled, unit: str) -> str:
+    """'48897{unit} with the DSP kernels, 34561{unit} with Helium's' where those cores link
+    other bytes than a plain one (the int16 weights of --speed-flash, other layouts), else ''."""
+    dsp, mve = _dsp_weights(c)
+    if dsp == mve == c.weights_size:
+        return ""
+    return f"{dsp}{unit} with the DSP kernels, {mve}{unit} with Helium's"
+
+
 def summary(c: Compiled) -> str:
     line = (
         f"tinyaot: {c.options.name}: arena {c.plan.size} B{_in_place(c)}, "
         f"weights {c.weights_size} B, {len(c.graph.ops)} ops, {c.macs} MACs"
     )
-    return line + "".join(f"\ntinyaot: {c.options.name}: {patch.describe(p)}" for p in c.patches)
+    line += "".join(f"\ntinyaot: {c.options.name}: {patch.describe(p)}" for p in c.patches)
+    if other := _other_cores(c, " B"):
+        line += f"\ntinyaot: {c.options.name}: weights {other}"
+    return line
 
 
 def code_size(c: Compiled) -> CodeSize | None:
@@ -188,7 +209,8 @@ def text(c: Compiled, measure_code: bool = True, code: CodeSize | None = None) -
             if c.root[t] in c.in_place
         ),
         f"weights: {c.weights_size} bytes (const, in "
-        + (f"section {c.options.weights_section})" if c.options.weights_section else "flash)"),
+        + (f"section {c.options.weights_section})" if c.options.weights_section else "flash)")
+        + (f"; {other}" if (other := _other_cores(c, "")) else ""),
         f"code:    {code.describe()}"
         if code is not None
         else "code:    not measured"
@@ -279,7 +301,12 @@ def data(c: Compiled, code: CodeSize | None) -> dict:
             "tensors": tensors,
         },
         "state": {"bytes": c.state.size},
-        "weights": {"bytes": c.weights_size, "section": c.options.weights_section},
+        "weights": {
+            "bytes": c.weights_size,
+            "section": c.options.weights_section,
+            "dsp_bytes": _dsp_weights(c)[0],
+            "mve_bytes": _dsp_weights(c)[1],
+        },
         "code": None if code is None else _code(code),
         "patch_stage": stages[0] if stages else None,
         "patch_stages": stages,

@@ -97,6 +97,12 @@ tinyaot_pair_fn tinyaot_conv_pairs_dsp_part;
  */
 tinyaot_pair_fn tinyaot_conv_pairs_dsp16;
 tinyaot_pair_fn tinyaot_conv_pairs_dsp16_part;
+/* The same on weights the compiler wrote as int16 where the flash allows it (its
+ * --speed-flash): per block, per half, per four inputs, the two channels' weights 1 and 3,
+ * then their 0 and 2, 16 bytes, so that a step loads them with its inputs and no SXTB16.
+ */
+tinyaot_pair_fn tinyaot_conv_pairs_dsp16_w16;
+tinyaot_pair_fn tinyaot_conv_pairs_dsp16_w16_part;
 #endif
 #if TINYAOT_MVE_KERNELS
 /* Any job, with Helium (crt/src/mve/conv_mve.c), the weights in its layout. */
@@ -123,7 +129,8 @@ struct tinyaot_conv_fast_params {
 	 */
 	const int8_t *weights;
 	/* Bytes of weights per block: 4 * k_h * k_w * in_c, but for a window of a depth not a
-	 * multiple of 4 in tinyaot_conv_pairs_dsp16's layout, which pads it to one with zeros.
+	 * multiple of 4 in tinyaot_conv_pairs_dsp16's layout, which pads it to one with zeros,
+	 * and twice that for tinyaot_conv_pairs_dsp16_w16's int16.
 	 */
 	int32_t block_bytes;
 	/* Per block (TINYAOT_CONV_FAST_TABLE words): the four channels' bias + input offset * sum

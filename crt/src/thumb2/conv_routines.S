@@ -447,6 +447,7 @@ tinyaot_conv_pairs_body:
 /* Every instruction of dsp_step and x_step has a 32-bit encoding. */
 .equ dsp_step_bytes, 80
 .equ x_step_bytes, 56
+.equ w_step_bytes, 40
 .macro dsp_step
 	ldr r0, [r1], #4
 	ldr ip, [r2], #4
@@ -621,13 +622,8 @@ tinyaot_conv_pairs_dsp_body:
 .equ x_end, 144
 .equ x_buf, 148
 .equ x_frame, x_buf + 4 * TINYAOT_CONV_DSP16_DEPTH
-.macro x_step
-	ldmia r1!, {r0, r2, r8, r9}
-	ldrd r10, r11, [r3], #8
-	sxtb16 ip, r10
-	sxtb16 r10, r10, ror #8
-	sxtb16 lr, r11
-	sxtb16 r11, r11, ror #8
+/* A step's eight products: both pixels' input pairs against both channels' weight pairs. */
+.macro x_macs
 	smlad r4, r0, ip, r4
 	smlad r4, r2, r10, r4
 	smlad r6, r8, ip, r6
@@ -637,13 +633,26 @@ tinyaot_conv_pairs_dsp_body:
 	smlad r7, r8, lr, r7
 	smlad r7, r9, r11, r7
 .endm
-	.pushsection .text.tinyaot_conv_pairs_dsp16_body,"ax",%progbits
+.macro x_step
+	ldmia r1!, {r0, r2, r8, r9}
+	ldrd r10, r11, [r3], #8
+	sxtb16 ip, r10
+	sxtb16 r10, r10, ror #8
+	sxtb16 lr, r11
+	sxtb16 r11, r11, ror #8
+	x_macs
+.endm
+/* The body of the routines on widened inputs, name its section, p its labels' prefix, step
+ * the loop's step of `bytes`.
+ */
+.macro x_body name, p, step, bytes
+	.pushsection .text.\name,"ax",%progbits
 	.syntax unified
 	.thumb
 	.p2align 2
-	.type tinyaot_conv_pairs_dsp16_body, %function
-tinyaot_conv_pairs_dsp16_body:
-.Lx_body:
+	.type \name, %function
+\name:
+.L\p\()_body:
 	dsp_enter x_frame
 	add r3, r3, #3
 	bic r3, r3, #3
@@ -665,9 +674,9 @@ tinyaot_conv_pairs_dsp16_body:
 	add r5, r5, r4
 	str r5, [sp, #x_end]
 	ubfx r3, r4, #4, #3
-	dsp_entries r3, .Lx_s0, x_step_bytes, .Lx_fwd, .Lx_rev
+	dsp_entries r3, .L\p\()_s0, \bytes, .L\p\()_fwd, .L\p\()_rev
 /* A pair, r0 its first block's table, r3 its weights: every run widened into the buffer. */
-.Lx_pair:
+.L\p\()_pair:
 	ldr r8, [sp, #x_base]
 	ldr ip, [sp, #pair_run0]
 	ldrd r10, r11, [sp, #pair_off]
@@ -690,32 +699,46 @@ tinyaot_conv_pairs_dsp16_body:
 	cmp ip, lr
 	bne 2b
 /* A block: the bias of its first two channels, then the buffer. */
-.Lx_block:
+.L\p\()_block:
 	ldrd r4, r5, [r0]
-.Lx_half_start:
+.L\p\()_half_start:
 	mov r6, r4
 	mov r7, r5
 	ldr r1, [sp, #x_base]
 	ldr pc, [sp, #pair_entry]
-.Lx_s0:
-	x_step
-.Lx_s1:
-	.if .Lx_s1 - .Lx_s0 - x_step_bytes
-	.error "x_step is not x_step_bytes long"
+.L\p\()_s0:
+	\step
+.L\p\()_s1:
+	.if .L\p\()_s1 - .L\p\()_s0 - \bytes
+	.error "\step is not \bytes long"
 	.endif
 	.rept 7
-	x_step
+	\step
 	.endr
 	ldr lr, [sp, #x_end]
 	cmp r1, lr
-	bne .Lx_s0
-	dsp_halves .Lx_half_start
-	pair_tail .Lx_rev, .Lx_fwd, .Lx_block, x_frame, .Lx_pair
-	.size tinyaot_conv_pairs_dsp16_body, .-tinyaot_conv_pairs_dsp16_body
+	bne .L\p\()_s0
+	dsp_halves .L\p\()_half_start
+	pair_tail .L\p\()_rev, .L\p\()_fwd, .L\p\()_block, x_frame, .L\p\()_pair
+	.size \name, .-\name
 	.popsection
+.endm
+/* The step on weights the compiler wrote as int16 (Options.speed_flash): per block, per half,
+ * per four inputs, the two channels' (w1, w3), then their (w0, w2), the registers x_step's
+ * SXTB16 gives: 10 instructions per 16 multiply-accumulates.
+ */
+.macro w_step
+	ldmia r1!, {r0, r2, r8, r9}
+	ldmia r3!, {r10, r11, ip, lr}
+	x_macs
+.endm
+	x_body tinyaot_conv_pairs_dsp16_body, x, x_step, x_step_bytes
+	x_body tinyaot_conv_pairs_dsp16_w16_body, w, w_step, w_step_bytes
 
 	dsp_entry tinyaot_conv_pairs_dsp16, 0, .Lx_body
 	dsp_entry tinyaot_conv_pairs_dsp16_part, 1, .Lx_body
+	dsp_entry tinyaot_conv_pairs_dsp16_w16, 0, .Lw_body
+	dsp_entry tinyaot_conv_pairs_dsp16_w16_part, 1, .Lw_body
 #endif
 
 /*
