@@ -10,6 +10,8 @@ from opcheck import check_inputs, every_int8, load, write_model
 from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
+from tinyaot.lowering import ByFpu
+from tinyaot.ops.dequantize import TABLE_MIN_ELEMENTS
 
 SHAPE = (1, 16, 16)
 
@@ -82,3 +84,32 @@ def test_dequantize_rejects_float_input():
 
 def test_every_int8_covers_the_range():
     assert np.unique(every_int8(SHAPE)).size == 256
+
+
+@pytest.mark.parametrize("elements", [256, 16], ids=["table", "product"])
+def test_dequantize_table_where_no_fpu(tmp_path, elements):
+    """From TABLE_MIN_ELEMENTS int8 elements on, cores without an FPU (the host among them)
+    look each byte's float up; every byte value, exact against TFLite Micro either way."""
+    shape = (1, elements)
+    data = tfmodels.convert(
+        lambda x: _relu(x) + 0.0, [shape], int8=True, low=-0.7, high=2.3, float_output=True
+    )
+    path = write_model(data, tmp_path)
+    graph = load(path)
+    op = next(op for op in graph.ops if op.kind == "DEQUANTIZE")
+    inp = graph.tensors[op.inputs[0]]
+    table = lower_op(graph, op).params["table"]
+    if elements < TABLE_MIN_ELEMENTS:
+        assert table is None
+    else:
+        assert isinstance(table, ByFpu) and table.fpu is None
+        floats = table.soft.values
+        assert floats.dtype == np.float32 and floats.shape == (256,)
+        # Byte 0x80 is int8 -128, byte 0x7f is 127.
+        signed = np.arange(256).astype(np.uint8).view(np.int8).astype(np.int64)
+        expect = np.float32(inp.scale) * (signed - inp.zero_point).astype(np.float32)
+        np.testing.assert_array_equal(floats, expect)
+        assert floats[0x80] == np.float32(inp.scale) * np.float32(-128 - inp.zero_point)
+    every = np.resize(np.arange(-128, 128, dtype=np.int8), shape)
+    assert check_inputs(path, tmp_path, [[every]]).exact
+    assert check_against_tflm(path, tmp_path, sets=3).exact

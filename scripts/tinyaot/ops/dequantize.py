@@ -2,11 +2,26 @@
 
 from __future__ import annotations
 
+import numpy as np
+
 from .. import inplace, quant
 from ..ir import DType, Graph, Op
-from ..lowering import KernelCall, OpDef, TensorArg, op_error, require_quant
+from ..lowering import ByFpu, ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
 
 SUFFIX = {DType.INT8: "s8", DType.UINT8: "u8", DType.INT16: "s16"}
+# From this many int8 or uint8 elements on, cores without an FPU look each byte's float up in a
+# table of 1 KB, as QUANTIZE's keys (quantize.KEYS_MIN_ELEMENTS): about 5 instructions an
+# element on the Cortex-M3 against some 60 by the soft-float conversion and product (bench.py
+# --layers: slabs_ir_people_detector's last op, 1152 elements, 70456 instructions).
+TABLE_MIN_ELEMENTS = 32
+
+
+def table(dtype: DType, zero_point: int, scale: float) -> np.ndarray:
+    """Each byte's float, indexed by the byte as unsigned: the kernel's product in float32,
+    (value - zero point) rounded to float and multiplied by the float scale."""
+    byte = np.arange(256, dtype=np.int64)
+    values = byte.astype(np.uint8).view(np.int8) if dtype == DType.INT8 else byte
+    return np.float32(scale) * (values.astype(np.int64) - zero_point).astype(np.float32)
 
 
 def lower(graph: Graph, op: Op) -> KernelCall:
@@ -18,7 +33,12 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "size": inp.num_elements,
         "zero_point": inp.zero_point,
         "scale": quant.f32(inp.scale),
+        "table": None,
     }
+    if inp.dtype != DType.INT16 and inp.num_elements >= TABLE_MIN_ELEMENTS:
+        # An FPU's conversion and multiply are a few instructions: no table in its flash.
+        floats = table(inp.dtype, inp.zero_point, float(params["scale"]))
+        params["table"] = ByFpu(ConstArray("float", floats), None)
     return KernelCall(
         "tinyaot_dequantize_" + SUFFIX[inp.dtype],
         "tinyaot/dequantize.h",
