@@ -106,77 +106,101 @@ void tinyaot_conv_pairs_c(const struct tinyaot_pair_job *job)
 	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate);
 }
 
-/* Fewer than four channels, n (a constant in each caller): one block, whose n sums per pixel
- * stay in registers, where the four-channel loop also multiplies the block's zero weights and
- * keeps its eight sums in memory.
+/* Adds n channels' products of a run of len inputs of pixels a and b to sa and sb, the weights
+ * n per input from *w on; four inputs a pass, where a loop's test and branch would cost as
+ * much as the products.
  */
-static inline void tinyaot_pair_accumulate_n(const struct tinyaot_pair_job *job,
-					     const struct pair_at *at, const int8_t **weights,
-					     int32_t acc[8], const int32_t n)
+static inline void tinyaot_pair_run_n(const int8_t *a, const int8_t *b, int32_t len,
+				      const int8_t **weights, int32_t sa[3], int32_t sb[3],
+				      const int32_t n)
 {
 	const int8_t *w = *weights;
-	int32_t a0 = acc[0], a1 = acc[1], a2 = acc[2];
-	int32_t b0 = acc[4], b1 = acc[5], b2 = acc[6];
+	int32_t a0 = sa[0], a1 = sa[1], a2 = sa[2];
+	int32_t b0 = sb[0], b1 = sb[1], b2 = sb[2];
 
-	for (int32_t r = 0; r < at->runs; r++) {
-		const int8_t *a = at->run[2 * r];
-		const int8_t *b = at->run[2 * r + 1];
-
-		for (const int8_t *const end = a + job->len; a != end; a++, b++, w += 4) {
-			const int32_t x = *a, y = *b;
-
-			a0 += w[0] * x;
-			b0 += w[0] * y;
-			if (n > 1) {
-				a1 += w[1] * x;
-				b1 += w[1] * y;
-			}
-			if (n > 2) {
-				a2 += w[2] * x;
-				b2 += w[2] * y;
-			}
-		}
+#define TINYAOT_PAIR_N_STEP(k)                                                                     \
+	do {                                                                                       \
+		const int32_t x = a[k], y = b[k];                                                  \
+		a0 += w[n * (k)] * x;                                                              \
+		b0 += w[n * (k)] * y;                                                              \
+		if (n > 1) {                                                                       \
+			a1 += w[n * (k) + 1] * x;                                                  \
+			b1 += w[n * (k) + 1] * y;                                                  \
+		}                                                                                  \
+		if (n > 2) {                                                                       \
+			a2 += w[n * (k) + 2] * x;                                                  \
+			b2 += w[n * (k) + 2] * y;                                                  \
+		}                                                                                  \
+	} while (0)
+	for (int32_t k = len >> 2; k != 0; k--, a += 4, b += 4, w += 4 * n) {
+		TINYAOT_PAIR_N_STEP(0);
+		TINYAOT_PAIR_N_STEP(1);
+		TINYAOT_PAIR_N_STEP(2);
+		TINYAOT_PAIR_N_STEP(3);
 	}
-	acc[0] = a0;
-	acc[1] = a1;
-	acc[2] = a2;
-	acc[4] = b0;
-	acc[5] = b1;
-	acc[6] = b2;
+	for (int32_t k = len & 3; k != 0; k--, a++, b++, w += n) {
+		TINYAOT_PAIR_N_STEP(0);
+	}
+#undef TINYAOT_PAIR_N_STEP
+	sa[0] = a0;
+	sa[1] = a1;
+	sa[2] = a2;
+	sb[0] = b0;
+	sb[1] = b1;
+	sb[2] = b2;
 	*weights = w;
 }
 
-static void tinyaot_pair_accumulate_1(const struct tinyaot_pair_job *job, const struct pair_at *at,
-				      const int8_t **weights, int32_t acc[8])
+/* Fewer than four channels, n (a constant in each caller): one block, its weights n per input
+ * (the compiler's layout for these routines), the sums in registers and every pair of the job
+ * in one loop, where the four-channel loop would multiply the block's zero weights too.
+ */
+static inline void tinyaot_pairs_n(const struct tinyaot_pair_job *job, const int32_t n)
 {
-	tinyaot_pair_accumulate_n(job, at, weights, acc, 1);
-}
+	const int32_t runs = (int32_t)(job->runs_end - job->run) / 2;
+	const int32_t *const t = job->table;
+	const int32_t words = job->line ? 2 : 4;
 
-static void tinyaot_pair_accumulate_2(const struct tinyaot_pair_job *job, const struct pair_at *at,
-				      const int8_t **weights, int32_t acc[8])
-{
-	tinyaot_pair_accumulate_n(job, at, weights, acc, 2);
-}
+	for (int32_t i = 0; i < job->pairs; i++) {
+		const int32_t off = i * job->pair_step;
+		const int8_t *w = job->weights;
+		int32_t sa[3] = {t[0], t[1], t[2]};
+		int32_t sb[3] = {t[0], t[1], t[2]};
+		int8_t *const out_a = job->out_a + i * job->pair_out;
+		int8_t *const out_b = job->out_b + i * job->pair_out;
 
-static void tinyaot_pair_accumulate_3(const struct tinyaot_pair_job *job, const struct pair_at *at,
-				      const int8_t **weights, int32_t acc[8])
-{
-	tinyaot_pair_accumulate_n(job, at, weights, acc, 3);
+		for (int32_t r = 0; r < runs; r++) {
+			tinyaot_pair_run_n(job->run[2 * r] + off, job->run[2 * r + 1] + off,
+					   job->len, &w, sa, sb, n);
+		}
+		for (int32_t j = 0; j < n; j++) {
+			const int32_t *q = t + 4 + words * j;
+			const int32_t va =
+				job->line ? tinyaot_requant_line(sa[j], q[0], q[1])
+					  : tinyaot_requant_c(sa[j], q[0], q[1], q[2], q[3]);
+			const int32_t vb =
+				job->line ? tinyaot_requant_line(sb[j], q[0], q[1])
+					  : tinyaot_requant_c(sb[j], q[0], q[1], q[2], q[3]);
+
+			out_a[j] = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
+			out_b[j] = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
+		}
+	}
 }
 
 void tinyaot_conv_pairs_c1(const struct tinyaot_pair_job *job)
 {
-	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate_1);
+	tinyaot_pairs_n(job, 1);
 }
 
 void tinyaot_conv_pairs_c2(const struct tinyaot_pair_job *job)
 {
-	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate_2);
+	tinyaot_pairs_n(job, 2);
 }
 
 void tinyaot_conv_pairs_c3(const struct tinyaot_pair_job *job)
 {
-	tinyaot_pair_run_pairs(job, tinyaot_pair_accumulate_3);
+	tinyaot_pairs_n(job, 3);
 }
 
 #if TINYAOT_ASM_THUMB2

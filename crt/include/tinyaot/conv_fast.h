@@ -124,13 +124,13 @@ struct tinyaot_conv_fast_params {
 	const int8_t *zero_row;
 	/* Per block of four output channels (out_c rounded up): k_h * k_w * in_c groups of
 	 * four weights, one per channel of the block, in (ky, kx, ic) order. Over 4 channels, the
-	 * highest block is the last four channels (out_c - 4 to out_c - 1), else channels past
-	 * out_c are zero.
+	 * highest block is the last four channels (out_c - 4 to out_c - 1). Under 4, for
+	 * tinyaot_conv_pairs_c1 to _c3, out_c weights per input instead of four.
 	 */
 	const int8_t *weights;
-	/* Bytes of weights per block: 4 * k_h * k_w * in_c, but for a window of a depth not a
-	 * multiple of 4 in tinyaot_conv_pairs_dsp16's layout, which pads it to one with zeros,
-	 * and twice that for tinyaot_conv_pairs_dsp16_w16's int16.
+	/* Bytes of weights per block: 4 * k_h * k_w * in_c (out_c times that under 4), but for
+	 * a window of a depth not a multiple of 4 in tinyaot_conv_pairs_dsp16's layout, which
+	 * pads it to one with zeros, and twice that for tinyaot_conv_pairs_dsp16_w16's int16.
 	 */
 	int32_t block_bytes;
 	/* Per block (TINYAOT_CONV_FAST_TABLE words): the four channels' bias + input offset * sum

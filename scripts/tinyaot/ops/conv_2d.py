@@ -336,8 +336,15 @@ def lower_fast(
     blocks = (out_c + 3) // 4
     order = fast.block_channels(out_c)
     padded = fast.padded(weights[order], 4 * blocks)
+    # Per input, the block's four channels; under four channels (tinyaot_conv_pairs_c1 to _c3)
+    # only those there are, with no zeros for the rest.
+    per_input = min(out_c, 4)
     grouped = ConstArray(
-        "int8_t", padded.reshape(blocks, 4, depth).transpose(0, 2, 1).reshape(-1).astype(np.int8)
+        "int8_t",
+        padded.reshape(blocks, 4, depth)[:, :per_input]
+        .transpose(0, 2, 1)
+        .reshape(-1)
+        .astype(np.int8),
     )
     zero_row = np.full(dims["k_w"] * in_c if mode == ROWS else 1, inp.zero_point, np.int8)
     params = {
@@ -421,6 +428,8 @@ def lower_fast(
     block_bytes = 4 * depth
     if depth4 > depth:
         block_bytes = ByTarget(block_bytes, 4 * depth4, block_bytes)
+    elif per_input < 4:
+        block_bytes = ByTarget(per_input * depth, per_input * depth, 4 * depth)
     params["block_bytes"] = block_bytes
     params["pairs"] = ByTarget(pairs, narrow_pairs if dsp else pairs, mve_pairs)
     params["single"] = ByTarget(single, None if dsp else single, None) if single else None
