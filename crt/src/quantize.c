@@ -45,30 +45,53 @@ static int8_t tinyaot_quantize_by_keys(const int32_t *keys, float x)
 
 	memcpy(&bits, &x, sizeof(bits));
 	int32_t key = (int32_t)(bits ^ ((uint32_t)((int32_t)bits >> 31) >> 1));
-	int32_t k;
+	const int32_t *k = keys;
 
 	/* A positive NaN lies above +infinity in this order. */
 	if (key > 0x7f800000) {
 		key = INT32_MIN;
 	}
-	/* Unrolled: as a loop, its counter and step cost as much as the comparisons. */
-	k = key >= keys[128] ? 128 : 0;
-	k += key >= keys[k + 64] ? 64 : 0;
-	k += key >= keys[k + 32] ? 32 : 0;
-	k += key >= keys[k + 16] ? 16 : 0;
-	k += key >= keys[k + 8] ? 8 : 0;
-	k += key >= keys[k + 4] ? 4 : 0;
-	k += key >= keys[k + 2] ? 2 : 0;
-	k += key >= keys[k + 1] ? 1 : 0;
-	return (int8_t)(k - 128);
+	/* Unrolled: as a loop, its counter and step cost as much as the comparisons. A pointer
+	 * that moves is a load, a compare and a conditional add a step (Thumb-2: LDR, CMP, IT,
+	 * ADD), where an index also costs its address and a select.
+	 */
+	if (key >= k[128]) {
+		k += 128;
+	}
+	if (key >= k[64]) {
+		k += 64;
+	}
+	if (key >= k[32]) {
+		k += 32;
+	}
+	if (key >= k[16]) {
+		k += 16;
+	}
+	if (key >= k[8]) {
+		k += 8;
+	}
+	if (key >= k[4]) {
+		k += 4;
+	}
+	if (key >= k[2]) {
+		k += 2;
+	}
+	if (key >= k[1]) {
+		k += 1;
+	}
+	return (int8_t)(k - keys - 128);
 }
 
 void tinyaot_quantize_f32(const struct tinyaot_quantize_f32_params *p, const float *input,
 			  int8_t *output)
 {
 	if (p->keys != NULL) {
-		for (int32_t i = 0; i < p->size; i++) {
-			output[i] = tinyaot_quantize_by_keys(p->keys, input[i]);
+		/* Locals: a store through output could otherwise alias p, forcing reloads. */
+		const int32_t *const keys = p->keys;
+		const int32_t size = p->size;
+
+		for (int32_t i = 0; i < size; i++) {
+			output[i] = tinyaot_quantize_by_keys(keys, input[i]);
 		}
 		return;
 	}
