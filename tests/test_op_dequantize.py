@@ -11,7 +11,7 @@ from tinyaot.compiler import lower_op
 from tinyaot.errors import CompileError
 from tinyaot.ir import DType, Graph, Op, Quant, Tensor
 from tinyaot.lowering import ByFpu
-from tinyaot.ops.dequantize import TABLE_MIN_ELEMENTS
+from tinyaot.ops.lut_common import FLOAT_TABLE_MIN_ELEMENTS
 
 SHAPE = (1, 16, 16)
 
@@ -88,7 +88,7 @@ def test_every_int8_covers_the_range():
 
 @pytest.mark.parametrize("elements", [256, 16], ids=["table", "product"])
 def test_dequantize_table_where_no_fpu(tmp_path, elements):
-    """From TABLE_MIN_ELEMENTS int8 elements on, cores without an FPU (the host among them)
+    """From FLOAT_TABLE_MIN_ELEMENTS int8 elements on, cores without an FPU (the host among them)
     look each byte's float up; every byte value, exact against TFLite Micro either way."""
     shape = (1, elements)
     data = tfmodels.convert(
@@ -99,7 +99,7 @@ def test_dequantize_table_where_no_fpu(tmp_path, elements):
     op = next(op for op in graph.ops if op.kind == "DEQUANTIZE")
     inp = graph.tensors[op.inputs[0]]
     table = lower_op(graph, op).params["table"]
-    if elements < TABLE_MIN_ELEMENTS:
+    if elements < FLOAT_TABLE_MIN_ELEMENTS:
         assert table is None
     else:
         assert isinstance(table, ByFpu) and table.fpu is None

@@ -15,7 +15,7 @@ from tinyaot.lowering import ByFpu, ConstArray
 from tinyaot.ops.quantize import key_floats, quantize_keys
 
 SHAPE = (1, 16, 16)
-# Under KEYS_MIN_ELEMENTS: float32 -> int8 divides.
+# Under FLOAT_TABLE_MIN_ELEMENTS: float32 -> int8 divides.
 SMALL = (1, 4, 4)
 
 
@@ -99,9 +99,9 @@ def test_quantize_float_halfway_values(tmp_path, low, high, shape, keys):
     "low,high", [(-1.0, 1.0), (-0.3, 2.0), (-0.25, 0.5)], ids=["symmetric", "asymmetric", "narrow"]
 )
 def test_quantize_float_keys_at_every_step(tmp_path, low, high):
-    """From KEYS_MIN_ELEMENTS on, float32 -> int8 takes the keys where there is no FPU: every
-    key's float and the float just below it give TFLite Micro's outputs, so each of the 255
-    steps is where the interpreter's is."""
+    """From FLOAT_TABLE_MIN_ELEMENTS on, float32 -> int8 takes the keys where there is no FPU:
+    every key's float and the float just below it give TFLite Micro's outputs, so each of the
+    255 steps is where the interpreter's is."""
     path, graph = _float_in(tmp_path, low=low, high=high)
     assert _has_keys(graph)
     out = _quantize_io(graph)[1]

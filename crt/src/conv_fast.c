@@ -18,6 +18,21 @@ struct pair_at {
 typedef void pair_accumulate_fn(const struct tinyaot_pair_job *job, const struct pair_at *at,
 				const int8_t **w, int32_t acc[8]);
 
+/* One channel of both pixels of a pair: requantise by the channel's words q (line or
+ * per-channel, as the job says) and clamp to the activation.
+ */
+static inline void tinyaot_pair_store(const struct tinyaot_pair_job *job, const int32_t *q,
+				      int32_t acc_a, int32_t acc_b, int8_t *out_a, int8_t *out_b)
+{
+	const int32_t va = job->line ? tinyaot_requant_line(acc_a, q[0], q[1])
+				     : tinyaot_requant_c(acc_a, q[0], q[1], q[2], q[3]);
+	const int32_t vb = job->line ? tinyaot_requant_line(acc_b, q[0], q[1])
+				     : tinyaot_requant_c(acc_b, q[0], q[1], q[2], q[3]);
+
+	*out_a = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
+	*out_b = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
+}
+
 /* The portable block loop of one pair: bias, accumulate, requantise and clamp. */
 static void tinyaot_pair_run_blocks(const struct tinyaot_pair_job *job, const struct pair_at *at,
 				    pair_accumulate_fn *accumulate)
@@ -40,16 +55,8 @@ static void tinyaot_pair_run_blocks(const struct tinyaot_pair_job *job, const st
 		accumulate(job, at, &w, acc);
 		w += job->weights_step;
 		for (int32_t j = 0; j < n; j++) {
-			const int32_t *q = t + 4 + (job->line ? 2 : 4) * j;
-			const int32_t va =
-				job->line ? tinyaot_requant_line(acc[j], q[0], q[1])
-					  : tinyaot_requant_c(acc[j], q[0], q[1], q[2], q[3]);
-			const int32_t vb =
-				job->line ? tinyaot_requant_line(acc[4 + j], q[0], q[1])
-					  : tinyaot_requant_c(acc[4 + j], q[0], q[1], q[2], q[3]);
-
-			out_a[j - back] = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
-			out_b[j - back] = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
+			tinyaot_pair_store(job, t + 4 + (job->line ? 2 : 4) * j, acc[j], acc[4 + j],
+					   out_a + j - back, out_b + j - back);
 		}
 		t = (const int32_t *)(const void *)((const uint8_t *)t + job->table_step);
 		out_a += job->out_step;
@@ -174,16 +181,8 @@ static inline void tinyaot_pairs_n(const struct tinyaot_pair_job *job, const int
 					   job->len, &w, sa, sb, n);
 		}
 		for (int32_t j = 0; j < n; j++) {
-			const int32_t *q = t + 4 + words * j;
-			const int32_t va =
-				job->line ? tinyaot_requant_line(sa[j], q[0], q[1])
-					  : tinyaot_requant_c(sa[j], q[0], q[1], q[2], q[3]);
-			const int32_t vb =
-				job->line ? tinyaot_requant_line(sb[j], q[0], q[1])
-					  : tinyaot_requant_c(sb[j], q[0], q[1], q[2], q[3]);
-
-			out_a[j] = (int8_t)tinyaot_clamp_i32(va, job->act_min, job->act_max);
-			out_b[j] = (int8_t)tinyaot_clamp_i32(vb, job->act_min, job->act_max);
+			tinyaot_pair_store(job, t + 4 + words * j, sa[j], sb[j], out_a + j,
+					   out_b + j);
 		}
 	}
 }

@@ -7,13 +7,9 @@ import numpy as np
 from .. import inplace, quant
 from ..ir import DType, Graph, Op
 from ..lowering import ByFpu, ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
+from .lut_common import FLOAT_TABLE_MIN_ELEMENTS
 
 SUFFIX = {DType.INT8: "s8", DType.UINT8: "u8", DType.INT16: "s16"}
-# From this many int8 or uint8 elements on, cores without an FPU look each byte's float up in a
-# table of 1 KB, as QUANTIZE's keys (quantize.KEYS_MIN_ELEMENTS): about 5 instructions an
-# element on the Cortex-M3 against some 60 by the soft-float conversion and product (bench.py
-# --layers: slabs_ir_people_detector's last op, 1152 elements, 70456 instructions).
-TABLE_MIN_ELEMENTS = 32
 
 
 def table(dtype: DType, zero_point: int, scale: float) -> np.ndarray:
@@ -35,7 +31,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
         "scale": quant.f32(inp.scale),
         "table": None,
     }
-    if inp.dtype != DType.INT16 and inp.num_elements >= TABLE_MIN_ELEMENTS:
+    if inp.dtype != DType.INT16 and inp.num_elements >= FLOAT_TABLE_MIN_ELEMENTS:
         # An FPU's conversion and multiply are a few instructions: no table in its flash.
         floats = table(inp.dtype, inp.zero_point, float(params["scale"]))
         params["table"] = ByFpu(ConstArray("float", floats), None)

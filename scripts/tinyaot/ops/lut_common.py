@@ -17,6 +17,13 @@ from ..ir import DType, Graph, Op, Tensor
 from ..lowering import ConstArray, KernelCall, TensorArg, op_error, require_quant
 
 BYTE_DTYPES = (DType.INT8, DType.UINT8)
+# From this many elements on, cores without an FPU trade 1 KB of flash (QUANTIZE's keys,
+# DEQUANTIZE's floats) for a soft-float conversion an element. Under it the conversion costs
+# less than the table is worth: QUANTIZE's division is about 360 Cortex-M3 instructions an
+# element against 45 by the keys (arm_kws_dnn_s' 250-element input took 90k of its 289k by the
+# division); DEQUANTIZE's conversion and product some 60 against 5 by the table
+# (slabs_ir_people_detector's last op, 1152 elements, 70456 instructions).
+FLOAT_TABLE_MIN_ELEMENTS = 32
 
 
 def byte_values(dtype: DType) -> list[int]:

@@ -11,15 +11,11 @@ from .. import inplace, quant
 from ..fixedpoint import mbqm
 from ..ir import DType, Graph, Op
 from ..lowering import ByFpu, ConstArray, KernelCall, OpDef, TensorArg, op_error, require_quant
-from .lut_common import lut8
+from .lut_common import FLOAT_TABLE_MIN_ELEMENTS, lut8
 
 SUFFIX = {DType.INT8: "s8", DType.INT16: "s16", DType.INT32: "i32"}
 
 
-# Under this many elements the division costs less than the 1 KB of keys is worth: about
-# 360 instructions an element on the Cortex-M3 (soft float), against 70 by the keys; the
-# 250-element input of arm_kws_dnn_s took 90k of its 289k instructions by the division.
-KEYS_MIN_ELEMENTS = 32
 # The float keys of tinyaot_quantize_f32 (tinyaot/quantize.h) span: from the lowest (a negative
 # NaN, which gives -128) to +infinity's.
 KEY_LOW, KEY_INF = -(1 << 31), 0x7F800000
@@ -74,7 +70,7 @@ def lower(graph: Graph, op: Op) -> KernelCall:
             "zero_point": out.zero_point,
             "keys": None,
         }
-        if out.dtype == DType.INT8 and inp.num_elements >= KEYS_MIN_ELEMENTS:
+        if out.dtype == DType.INT8 and inp.num_elements >= FLOAT_TABLE_MIN_ELEMENTS:
             # An FPU's VDIV beats the keys' bisection (arm_kws_dnn_s's 250 elements on the
             # Cortex-M4F: 7,624 instructions more by the keys): there, no keys and no flash.
             keys = ConstArray("int32_t", quantize_keys(out.scale, out.zero_point))
