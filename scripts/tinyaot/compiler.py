@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from . import custom, frontend, pad_fold, patch, planner, state
+from . import custom, frontend, pad_fold, patch, planner, state, transpose_cancel
 from .errors import CompileError
 from .ir import Graph, Op, Tensor
 from .lowering import (
@@ -232,11 +232,17 @@ def compile_model(path: str | Path, options: Options) -> Compiled:
 def compile_graph(graph: Graph, options: Options, source_name: str) -> Compiled:
     _own_state(graph, options.custom_ops)
     layout = state.resolve(graph, _evaluate)
+    # Before the PADs fold: a PAD between cancelled TRANSPOSEs reaches its convolution.
+    transpose_cancel.cancel_transposes(graph)
     pad_fold.fold_pads(graph)
     root = {t.index: t.index for t in graph.tensors}
     steps: list[Step] = []
     for op in graph.ops:
-        if op.kind in state.RESOLVED or pad_fold.FOLDED_INTO in op.options:
+        if (
+            op.kind in state.RESOLVED
+            or pad_fold.FOLDED_INTO in op.options
+            or transpose_cancel.CANCELLED in op.options
+        ):
             continue
         lowered = lower_op(graph, op, options.custom_ops)
         if lowered is None:
