@@ -101,7 +101,8 @@ def _grow(
                     return None
                 pending.append((producers[t], False))
         for t in op.outputs:
-            if t in outside or not _per_tensor(graph.tensor(t)):
+            tensor = graph.tensor(t)
+            if t in outside or not _per_tensor(tensor) or len(tensor.shape) != len(perm):
                 return None
             region.tensors.add(t)
             for reader in users.get(t, []):
@@ -129,8 +130,11 @@ def _layout_free(graph: Graph, op: Op) -> bool:
         # No broadcasting: every operand has the output's shape.
         return all(t is not None and graph.tensor(t).shape == out.shape for t in op.inputs)
     if op.kind in PADS:
-        paddings = graph.tensor(op.inputs[1]) if len(op.inputs) > 1 else None
-        return paddings is not None and paddings.data is not None
+        if len(op.inputs) < 2 or op.inputs[1] is None:
+            return False
+        paddings = graph.tensor(op.inputs[1])
+        # A (before, after) row an axis; the PAD's own lowering names any other.
+        return paddings.data is not None and paddings.num_elements == 2 * len(out.shape)
     axis = op.options.get("Axis", 0)
     return isinstance(axis, int) and -len(out.shape) <= axis < len(out.shape)
 
