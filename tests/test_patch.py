@@ -626,8 +626,6 @@ PATCH_CORPUS = (
     "mltk_kws_on_off_int8",
     "mltk_kws_pacman_int8",
     "armpico_fire_alarm_int8",
-    # A stage between TRANSPOSEs (it runs NCHW), its 900 KB input read in place.
-    "tflm_retinaface_int8",
     # Feature maps upsampled and concatenated with one made before the stage.
     "slabs_ir_people_detector_int8",
 )
